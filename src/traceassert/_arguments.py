@@ -1,0 +1,60 @@
+"""Turning recorded tool arguments, in whatever shape a producer used, into the dict the tool received."""
+
+from __future__ import annotations
+
+import ast
+import json
+from collections.abc import Mapping
+from typing import Any
+
+__all__ = ["SCALAR_KEY", "parse_arguments", "thaw"]
+
+#: the key a bare scalar argument is put under when the parameter's name is not known
+SCALAR_KEY = "input"
+
+_MAX_LITERAL_CHARS = 100_000
+
+
+def thaw(value: Any) -> Any:
+    """Plain dicts and lists from read-only mappings and tuples (recursively)."""
+    if isinstance(value, Mapping):
+        return {str(k): thaw(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [thaw(v) for v in value]
+    return value
+
+
+def _parse_text(text: str) -> tuple[bool, Any]:
+    stripped = text.strip()
+    if not stripped:
+        return True, None
+    try:
+        return True, json.loads(stripped)
+    except ValueError:
+        pass
+    if stripped[0] in "{[(" and len(stripped) <= _MAX_LITERAL_CHARS:
+        try:
+            return True, ast.literal_eval(stripped)
+        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+            pass
+    return False, text
+
+
+def parse_arguments(raw: Any, param_names: tuple[str, ...] = ()) -> dict[str, Any]:
+    """The arguments as a dict.
+
+    JSON text (compact or re-spaced) and Python reprs of dicts are parsed; a mapping is copied. A bare
+    scalar or list becomes ``{name: value}`` when the tool has exactly one known parameter name, else
+    ``{"input": value}``. None and empty text give ``{}``.
+    """
+    value = raw
+    if isinstance(value, bytes):
+        value = value.decode("utf-8", "replace")
+    if isinstance(value, str):
+        _, value = _parse_text(value)
+    if value is None:
+        return {}
+    if isinstance(value, Mapping):
+        return {str(k): thaw(v) for k, v in value.items()}
+    key = param_names[0] if len(param_names) == 1 else SCALAR_KEY
+    return {key: thaw(value)}

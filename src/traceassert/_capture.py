@@ -1,0 +1,305 @@
+"""In-memory span capture: one span processor on the SDK tracer provider, routing spans to captures.
+
+A span belongs to the captures that were active when it started, from whatever thread or asyncio task
+it started in, except that a span whose parent belongs to an earlier capture follows its parent (a
+background thread left over from an earlier test does not leak into the next one).
+
+The processor is added to the global SDK ``TracerProvider`` lazily, at the first capture; when no SDK
+provider is set, one is installed. A provider that is not the SDK's is a ``TraceCaptureError``.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
+
+from opentelemetry import trace as otel_trace
+from opentelemetry.sdk.trace import ReadableSpan, SpanProcessor, TracerProvider
+
+from ._errors import TraceCaptureError
+from ._span import Span
+from ._trace import Ledger, Trace
+
+if TYPE_CHECKING:
+    from opentelemetry.context import Context
+    from opentelemetry.sdk.trace import Span as SdkSpan
+
+__all__ = ["Capture", "capture", "ensure_installed", "scope"]
+
+_SCOPES: contextvars.ContextVar[tuple[tuple[str, Any], ...]] = contextvars.ContextVar(
+    "traceassert_scopes", default=()
+)
+_OWNER_LIMIT = 200_000
+
+
+class _Entry:
+    __slots__ = ("capture", "converted", "sdk_span")
+
+    def __init__(self, capture: Capture, sdk_span: ReadableSpan) -> None:
+        self.capture = capture
+        self.sdk_span = sdk_span
+        self.converted: Span | None = None
+
+
+class Capture:
+    """The spans started while this capture was active. Use ``ta.capture()`` to make one.
+
+    ``spans`` and ``trace()`` read live: spans that end after a read are seen by the next one. Spans
+    still open are included with ``end_ns=None``.
+    """
+
+    def __init__(self, *, name: str | None = None) -> None:
+        self.name = name
+        self._lock = threading.Lock()
+        self._entries: list[_Entry] = []
+        self._version = 0
+        self._cached: tuple[int, Trace] | None = None
+        self._open = False
+        self._provider: TracerProvider | None = None
+        #: what checks remember across asserters on this capture
+        self.ledger = Ledger()
+
+    # -- used by the processor -----------------------------------------------------------------------
+
+    def _add(self, span: ReadableSpan) -> _Entry:
+        entry = _Entry(self, span)
+        with self._lock:
+            self._entries.append(entry)
+            self._version += 1
+        return entry
+
+    def _ended(self) -> None:
+        with self._lock:
+            self._version += 1
+
+    # -- public --------------------------------------------------------------------------------------
+
+    @property
+    def active(self) -> bool:
+        return self._open
+
+    @property
+    def provider(self) -> TracerProvider | None:
+        """The SDK tracer provider this capture listens on."""
+        return self._provider
+
+    @property
+    def spans(self) -> tuple[Span, ...]:
+        """Every span captured so far, in start order (open ones with ``end_ns=None``)."""
+        return self.trace().spans
+
+    def trace(self) -> Trace:
+        """A Trace of what was captured so far (rebuilt only when something changed)."""
+        with self._lock:
+            version = self._version
+            cached = self._cached
+            if cached is not None and cached[0] == version:
+                return cached[1]
+            entries = list(self._entries)
+        spans: list[Span] = []
+        for entry in entries:
+            if entry.converted is not None:
+                spans.append(entry.converted)
+                continue
+            sdk = entry.sdk_span
+            converted = Span.from_readable(sdk)
+            if converted.end_ns is not None:
+                entry.converted = converted
+            spans.append(converted)
+        result = Trace(spans, source=self.name, ledger=self.ledger)
+        with self._lock:
+            if self._version == version:
+                self._cached = (version, result)
+        return result
+
+    def clear(self) -> None:
+        """Forget every span captured so far (and what checks remembered)."""
+        with self._lock:
+            self._entries.clear()
+            self._version += 1
+            self._cached = None
+        self.ledger = Ledger()
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def __repr__(self) -> str:
+        state = "active" if self._open else "closed"
+        return f"Capture({len(self._entries)} spans, {state})"
+
+    def start(self, tracer_provider: TracerProvider | None = None) -> Capture:
+        """Start capturing (on ``tracer_provider``, else the global SDK provider)."""
+        processor = ensure_installed(tracer_provider)
+        self._provider = processor.provider
+        processor.begin(self)
+        self._open = True
+        return self
+
+    def stop(self) -> None:
+        """Stop capturing; the spans captured so far stay readable."""
+        if self._open:
+            _PROCESSOR_REGISTRY.end(self)
+            self._open = False
+
+    def check_provider(self) -> str | None:
+        """A description of why spans may be missing (the global provider was replaced), or None."""
+        if self._provider is None:
+            return None
+        current = otel_trace.get_tracer_provider()
+        if current is self._provider or not isinstance(current, TracerProvider):
+            return None
+        return (
+            "the global tracer provider was replaced after the capture started "
+            f"(capturing on {self._provider!r}, the application now uses {current!r}); "
+            "spans sent to the new provider are not captured. Set your provider before the first "
+            "capture, or attach it with Capture.start(tracer_provider=...)"
+        )
+
+
+class _Processor(SpanProcessor):
+    """The one span processor per SDK provider; routes spans to the active captures."""
+
+    def __init__(self, provider: TracerProvider) -> None:
+        self.provider = provider
+        self._lock = threading.Lock()
+        self._active: list[Capture] = []
+        self._owner: dict[int, list[Capture]] = {}
+        self._entries: dict[int, list[_Entry]] = {}
+
+    def begin(self, cap: Capture) -> None:
+        with self._lock:
+            if cap not in self._active:
+                self._active.append(cap)
+
+    def end(self, cap: Capture) -> None:
+        with self._lock:
+            if cap in self._active:
+                self._active.remove(cap)
+
+    def on_start(self, span: SdkSpan, parent_context: Context | None = None) -> None:
+        scopes = _SCOPES.get()
+        if scopes:
+            for name, value in scopes:
+                span.set_attribute(f"scope.{name}", value)
+        ctx = span.context
+        parent = span.parent
+        with self._lock:
+            owners = list(self._active)
+            if parent is not None:
+                known = self._owner.get(parent.span_id)
+                if known is not None:
+                    still_open = [c for c in known if c._open]
+                    if not still_open:
+                        return  # the parent's captures have all ended: a straggler from earlier work
+                    owners.extend(c for c in still_open if c not in owners)
+            if not owners:
+                return
+            if len(self._owner) > _OWNER_LIMIT:
+                self._owner.clear()
+            if ctx is not None:
+                self._owner[ctx.span_id] = owners
+        entries = [cap._add(span) for cap in owners]
+        if ctx is not None:
+            with self._lock:
+                self._entries[ctx.span_id] = entries
+
+    def on_end(self, span: ReadableSpan) -> None:
+        ctx = span.context
+        if ctx is None:
+            return
+        with self._lock:
+            entries = self._entries.pop(ctx.span_id, None)
+        if not entries:
+            return
+        converted = Span.from_readable(span)
+        for entry in entries:
+            entry.sdk_span = span
+            entry.converted = converted
+            entry.capture._ended()
+
+    def shutdown(self) -> None:
+        with self._lock:
+            self._active.clear()
+
+    def force_flush(self, timeout_millis: int = 30000) -> bool:
+        return True
+
+
+class _Registry:
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._by_provider: dict[int, _Processor] = {}
+
+    def processor_for(self, provider: TracerProvider) -> _Processor:
+        with self._lock:
+            proc = self._by_provider.get(id(provider))
+            if proc is None or proc.provider is not provider:
+                proc = _Processor(provider)
+                provider.add_span_processor(proc)
+                self._by_provider[id(provider)] = proc
+            return proc
+
+    def end(self, cap: Capture) -> None:
+        with self._lock:
+            procs = list(self._by_provider.values())
+        for proc in procs:
+            proc.end(cap)
+
+
+_PROCESSOR_REGISTRY = _Registry()
+
+
+def _global_sdk_provider() -> TracerProvider:
+    current = otel_trace.get_tracer_provider()
+    if isinstance(current, TracerProvider):
+        return current
+    if type(current).__name__ in ("ProxyTracerProvider", "NoOpTracerProvider"):
+        provider = TracerProvider()
+        otel_trace.set_tracer_provider(provider)
+        current = otel_trace.get_tracer_provider()
+        if isinstance(current, TracerProvider):
+            return current
+    raise TraceCaptureError(
+        f"the global tracer provider is {current!r}, not an OpenTelemetry SDK TracerProvider; traceassert "
+        "can only capture from an SDK provider. Pass one with capture(tracer_provider=...)"
+    )
+
+
+def ensure_installed(tracer_provider: TracerProvider | None = None) -> _Processor:
+    """The processor on ``tracer_provider`` (else the global SDK provider, installed if none is set)."""
+    provider = tracer_provider if tracer_provider is not None else _global_sdk_provider()
+    if not isinstance(provider, TracerProvider):
+        raise TraceCaptureError(f"{provider!r} is not an OpenTelemetry SDK TracerProvider")
+    return _PROCESSOR_REGISTRY.processor_for(provider)
+
+
+@contextmanager
+def capture(*, tracer_provider: TracerProvider | None = None, name: str | None = None) -> Iterator[Capture]:
+    """Capture the spans started inside the block::
+
+        with ta.capture() as cap:
+            run_my_agent()
+        ta.assert_trace(cap).called_tool("search")
+    """
+    cap = Capture(name=name)
+    cap.start(tracer_provider)
+    try:
+        yield cap
+    finally:
+        cap.stop()
+
+
+@contextmanager
+def scope(name: str, value: Any) -> Iterator[None]:
+    """Every span started inside the block gets the attribute ``scope.<name>`` = ``value``."""
+    if not name:
+        raise ValueError("a scope needs a name")
+    ensure_installed()
+    token = _SCOPES.set((*_SCOPES.get(), (name, value)))
+    try:
+        yield
+    finally:
+        _SCOPES.reset(token)

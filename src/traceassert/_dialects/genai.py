@@ -1,0 +1,182 @@
+"""The OpenTelemetry GenAI semantic conventions (``gen_ai.*``), current keys and deprecated aliases.
+
+The span's role comes from ``gen_ai.operation.name``; without it, from the span name's first word when
+that is an operation name (``"execute_tool get_weather"``), or from a ``gen_ai.tool.name`` /
+``gen_ai.request.model`` key. ``create_agent`` spans create an agent without running it: they are
+classified as ``other``, not as invocations.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from .._span import Span
+from . import _keys as k
+from ._base import Operation, as_int, as_str, as_str_tuple, error_info, maybe_json
+from ._messages import final_text, requested_tool_calls, user_text
+
+__all__ = ["NAME", "classify", "model_fields", "operation_name"]
+
+NAME = "genai"
+
+_OP_WORDS = frozenset(
+    {k.OP_INVOKE_AGENT, k.OP_CREATE_AGENT, k.OP_EXECUTE_TOOL, k.OP_INVOKE_WORKFLOW, k.OP_RETRIEVAL}
+    | k.MODEL_OPERATIONS
+)
+
+
+def operation_name(span: Span) -> str | None:
+    """``gen_ai.operation.name``, or the operation the span name starts with."""
+    op = span.attributes.get(k.OPERATION_NAME)
+    if isinstance(op, str) and op:
+        return op
+    first = span.name.split(" ", 1)[0]
+    if first in _OP_WORDS and any(key.startswith("gen_ai.") for key in span.attributes):
+        return first
+    return None
+
+
+def _name_after_op(span: Span, op: str) -> str | None:
+    prefix = op + " "
+    if span.name.startswith(prefix):
+        rest = span.name[len(prefix) :].strip()
+        return rest or None
+    return None
+
+
+def _tokens(attrs: Mapping[str, Any]) -> tuple[int | None, int | None, int | None]:
+    inp = as_int(attrs.get(k.USAGE_INPUT_TOKENS))
+    if inp is None:
+        inp = as_int(attrs.get(k.USAGE_PROMPT_TOKENS))
+    out = as_int(attrs.get(k.USAGE_OUTPUT_TOKENS))
+    if out is None:
+        out = as_int(attrs.get(k.USAGE_COMPLETION_TOKENS))
+    total = as_int(attrs.get(k.USAGE_TOTAL_TOKENS))
+    if total is None and (inp is not None or out is not None):
+        total = (inp or 0) + (out or 0)
+    return inp, out, total
+
+
+def _failed(span: Span) -> bool | None:
+    if span.status.code == "ERROR" or span.attributes.get(k.ERROR_TYPE) is not None:
+        return True
+    if span.end_ns is None:
+        return None
+    return False
+
+
+def model_fields(span: Span, op: str, dialect: str = NAME) -> Operation:
+    """A model call from the ``gen_ai.*`` keys of ``span`` (shared by dialects that build on GenAI)."""
+    attrs = span.attributes
+    inp, out, total = _tokens(attrs)
+    output_messages = attrs.get(k.OUTPUT_MESSAGES)
+    if output_messages is None:
+        output_messages = attrs.get(k.COMPLETION)
+    stream = attrs.get(k.REQUEST_STREAM)
+    if stream is None:
+        stream = attrs.get("gen_ai.is_streaming")
+    failed = _failed(span)
+    return Operation(
+        kind="model",
+        dialect=dialect,
+        operation=op,
+        model=as_str(attrs.get(k.RESPONSE_MODEL)) or as_str(attrs.get(k.REQUEST_MODEL)),
+        provider=as_str(attrs.get(k.PROVIDER_NAME)) or as_str(attrs.get(k.SYSTEM)),
+        input_tokens=inp,
+        output_tokens=out,
+        total_tokens=total,
+        finish_reasons=as_str_tuple(attrs.get(k.RESPONSE_FINISH_REASONS)),
+        streamed=bool(stream) if isinstance(stream, bool | int) else None,
+        input=user_text(attrs.get(k.INPUT_MESSAGES, attrs.get(k.PROMPT))),
+        output=final_text(output_messages),
+        requested_tools=requested_tool_calls(output_messages),
+        failed=failed,
+        error=error_info(span) if failed else None,
+    )
+
+
+def classify(span: Span) -> Operation | None:
+    op = operation_name(span)
+    attrs = span.attributes
+    if op is None:
+        if k.TOOL_NAME in attrs and (k.TOOL_CALL_ARGUMENTS in attrs or k.TOOL_CALL_ID in attrs):
+            op = k.OP_EXECUTE_TOOL
+        elif k.REQUEST_MODEL in attrs and (k.USAGE_INPUT_TOKENS in attrs or k.USAGE_PROMPT_TOKENS in attrs):
+            op = "chat"
+        else:
+            return None
+    failed = _failed(span)
+    error = error_info(span) if failed else None
+    if op == k.OP_INVOKE_AGENT:
+        inp, out, total = _tokens(attrs)
+        return Operation(
+            kind="agent",
+            dialect=NAME,
+            name=as_str(attrs.get(k.AGENT_NAME)) or _name_after_op(span, op) or span.name,
+            input=user_text(attrs.get(k.INPUT_MESSAGES)),
+            output=final_text(attrs.get(k.OUTPUT_MESSAGES)),
+            conversation_id=as_str(attrs.get(k.CONVERSATION_ID)),
+            input_tokens=inp,
+            output_tokens=out,
+            total_tokens=total,
+            failed=failed,
+            error=error,
+        )
+    if op == k.OP_EXECUTE_TOOL:
+        return Operation(
+            kind="tool",
+            dialect=NAME,
+            name=as_str(attrs.get(k.TOOL_NAME)) or _name_after_op(span, op) or span.name,
+            call_id=as_str(attrs.get(k.TOOL_CALL_ID)),
+            arguments=attrs.get(k.TOOL_CALL_ARGUMENTS),
+            result=maybe_json(attrs.get(k.TOOL_CALL_RESULT)),
+            input=attrs.get(k.TOOL_CALL_ARGUMENTS),
+            output=attrs.get(k.TOOL_CALL_RESULT),
+            failed=failed,
+            error=error,
+        )
+    if op in k.MODEL_OPERATIONS:
+        return model_fields(span, op)
+    if op == k.OP_RETRIEVAL:
+        docs = maybe_json(attrs.get(k.RETRIEVAL_DOCUMENTS))
+        return Operation(
+            kind="retrieval",
+            dialect=NAME,
+            query=as_str(attrs.get(k.RETRIEVAL_QUERY_TEXT)),
+            documents=_documents(docs),
+            input=as_str(attrs.get(k.RETRIEVAL_QUERY_TEXT)),
+            output=docs,
+            failed=failed,
+            error=error,
+        )
+    if op == k.OP_INVOKE_WORKFLOW:
+        return Operation(
+            kind="workflow",
+            dialect=NAME,
+            name=as_str(attrs.get(k.WORKFLOW_NAME)) or _name_after_op(span, op) or span.name,
+            input=user_text(attrs.get(k.INPUT_MESSAGES)),
+            output=final_text(attrs.get(k.OUTPUT_MESSAGES)),
+            failed=failed,
+            error=error,
+        )
+    return Operation(kind="other", dialect=NAME, name=as_str(attrs.get(k.AGENT_NAME)) or span.name)
+
+
+def _documents(value: Any) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        return (value,)
+    if isinstance(value, Mapping):
+        value = [value]
+    if not isinstance(value, list | tuple):
+        return (str(value),)
+    out: list[str] = []
+    for doc in value:
+        if isinstance(doc, Mapping):
+            text = doc.get("content", doc.get("text", doc.get("page_content")))
+            out.append(str(text) if text is not None else str(dict(doc)))
+        else:
+            out.append(str(doc))
+    return tuple(out)

@@ -1,0 +1,289 @@
+"""Trace: a set of spans with a parent/children index and the reconstructed invocation tree."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any
+
+from ._span import Span, spans_from
+
+if TYPE_CHECKING:
+    from ._dialects._base import Operation
+    from ._reconstruct import Reconstruction
+    from ._records import AgentInvocation, ModelCall, Retrieval, ToolExecution
+
+__all__ = ["Ledger", "Trace"]
+
+Key = tuple[str, str]
+
+
+class Ledger:
+    """What checks remember across asserters made from the same Trace or Capture.
+
+    ``marked``: tool executions matched by a tool check (for ``has_no_more_tool_executions``), by
+    execution key. ``acknowledged``: failed agent invocations whose failure a ``has_failed*`` check
+    accepted, by span key.
+    """
+
+    __slots__ = ("acknowledged", "marked")
+
+    def __init__(self) -> None:
+        self.marked: set[tuple[str, ...]] = set()
+        self.acknowledged: set[Key] = set()
+
+
+class Trace:
+    """Spans (in start order) indexed by id, with parents, children and reconstructed records.
+
+    A Trace may hold several trace ids. Bad structure is repaired, never fatal, and every repair is
+    listed in ``warnings``: a span whose parent is not in the trace becomes a root (``orphans``), a
+    cycle in parent ids is broken at its earliest span, and of two spans with the same id the first
+    is kept.
+    """
+
+    __slots__ = (
+        "__weakref__",
+        "_attr_index",
+        "_by_id",
+        "_by_key",
+        "_children",
+        "_parent",
+        "_pos",
+        "_recon",
+        "orphans",
+        "roots",
+        "source",
+        "spans",
+        "ledger",
+        "warnings",
+    )
+
+    def __init__(
+        self,
+        spans: Iterable[Any] = (),
+        *,
+        warnings: Iterable[str] = (),
+        source: str | None = None,
+        ledger: Ledger | None = None,
+    ) -> None:
+        notes = list(warnings)
+        items = spans_from(spans)
+        by_key: dict[Key, Span] = {}
+        kept: list[Span] = []
+        duplicates = 0
+        for span in items:
+            key = (span.trace_id, span.span_id)
+            if key in by_key:
+                duplicates += 1
+                if duplicates <= 5:
+                    notes.append(
+                        f"duplicate span id {span.span_id} (trace {span.trace_id}): kept the first "
+                        f"({by_key[key].name!r}), dropped {span.name!r}"
+                    )
+                continue
+            by_key[key] = span
+            kept.append(span)
+        if duplicates > 5:
+            notes.append(f"... {duplicates} duplicate span ids in all")
+        kept.sort(key=_start_key)
+        self.spans: tuple[Span, ...] = tuple(kept)
+        self.source = source
+        self._by_key = by_key
+        self._pos: dict[Key, int] = {(s.trace_id, s.span_id): i for i, s in enumerate(kept)}
+        by_id: dict[str, Span] = {}
+        for span in kept:
+            by_id.setdefault(span.span_id, span)
+        self._by_id = by_id
+
+        parent: dict[Key, Span] = {}
+        orphans: list[Span] = []
+        for span in kept:
+            if span.parent_id is None:
+                continue
+            p = by_key.get((span.trace_id, span.parent_id))
+            if p is None or p is span:
+                orphans.append(span)
+                continue
+            parent[(span.trace_id, span.span_id)] = p
+        self._parent = parent
+        self._break_cycles(notes)
+        if orphans:
+            names = ", ".join(repr(s.name) for s in orphans[:5])
+            more = f" and {len(orphans) - 5} more" if len(orphans) > 5 else ""
+            notes.append(
+                f"{len(orphans)} span(s) name a parent that is not in the trace and were made roots: "
+                f"{names}{more}"
+            )
+        self.orphans: tuple[Span, ...] = tuple(orphans)
+        children: dict[Key, list[Span]] = {}
+        roots: list[Span] = []
+        for span in kept:
+            p = parent.get((span.trace_id, span.span_id))
+            if p is None:
+                roots.append(span)
+            else:
+                children.setdefault((p.trace_id, p.span_id), []).append(span)
+        self._children = children
+        self.roots: tuple[Span, ...] = tuple(roots)
+        self.warnings: tuple[str, ...] = tuple(notes)
+        self._recon: Reconstruction | None = None
+        self._attr_index: dict[str, list[int]] | None = None
+        #: what earlier checks on this trace remembered (shared with the Capture it came from)
+        self.ledger = ledger if ledger is not None else Ledger()
+
+    def _break_cycles(self, notes: list[str]) -> None:
+        parent = self._parent
+        state: dict[Key, int] = {}  # 1 = on the current path, 2 = done
+        for span in self.spans:
+            start = (span.trace_id, span.span_id)
+            if start in state:
+                continue
+            path: list[Key] = []
+            key: Key | None = start
+            while key is not None and key not in state:
+                state[key] = 1
+                path.append(key)
+                p = parent.get(key)
+                key = None if p is None else (p.trace_id, p.span_id)
+            if key is not None and state.get(key) == 1:
+                cycle = path[path.index(key) :]
+                first = min(cycle, key=lambda k: self._pos[k])
+                del parent[first]
+                names = " -> ".join(repr(self._by_key[k].name) for k in cycle)
+                notes.append(f"cycle in parent ids ({names}) broken: {self._by_key[first].name!r} made a root")
+            for k in path:
+                state[k] = 2
+
+    # -- lookups -----------------------------------------------------------------------------------
+
+    def __len__(self) -> int:
+        return len(self.spans)
+
+    def __iter__(self) -> Iterator[Span]:
+        return iter(self.spans)
+
+    def __repr__(self) -> str:
+        ids = {s.trace_id for s in self.spans}
+        return f"Trace({len(self.spans)} spans, {len(ids)} trace id(s))"
+
+    @property
+    def trace_ids(self) -> tuple[str, ...]:
+        seen: dict[str, None] = {}
+        for s in self.spans:
+            seen.setdefault(s.trace_id, None)
+        return tuple(seen)
+
+    def get(self, span_id: str, trace_id: str | None = None) -> Span | None:
+        """The span with this id (hex, any case, with or without ``0x``), or None."""
+        sid = span_id.lower().removeprefix("0x")
+        if trace_id is not None:
+            return self._by_key.get((trace_id.lower().removeprefix("0x"), sid))
+        return self._by_id.get(sid)
+
+    def parent(self, span: Span) -> Span | None:
+        return self._parent.get((span.trace_id, span.span_id))
+
+    def children(self, span: Span) -> tuple[Span, ...]:
+        return tuple(self._children.get((span.trace_id, span.span_id), ()))
+
+    def descendants(self, span: Span) -> tuple[Span, ...]:
+        """Every span below ``span``, depth first, children in start order."""
+        out: list[Span] = []
+        stack = list(reversed(self._children.get((span.trace_id, span.span_id), ())))
+        while stack:
+            s = stack.pop()
+            out.append(s)
+            stack.extend(reversed(self._children.get((s.trace_id, s.span_id), ())))
+        return tuple(out)
+
+    def ancestors(self, span: Span) -> Iterator[Span]:
+        """The parent, its parent, ... up to the root."""
+        p = self.parent(span)
+        while p is not None:
+            yield p
+            p = self.parent(p)
+
+    def position(self, span: Span) -> int:
+        """The index of ``span`` in ``spans`` (start order)."""
+        return self._pos[(span.trace_id, span.span_id)]
+
+    def contains(self, span: Span) -> bool:
+        return self._by_key.get((span.trace_id, span.span_id)) is span
+
+    @property
+    def unfinished(self) -> tuple[Span, ...]:
+        """Spans that had not ended when the trace was read."""
+        return tuple(s for s in self.spans if s.end_ns is None)
+
+    def attribute_index(self) -> Mapping[str, list[int]]:
+        """Attribute key -> positions of the spans that carry it (built once, on first use)."""
+        if self._attr_index is None:
+            index: dict[str, list[int]] = {}
+            for i, span in enumerate(self.spans):
+                for key in span.attributes:
+                    lst = index.get(key)
+                    if lst is None:
+                        index[key] = [i]
+                    else:
+                        lst.append(i)
+            self._attr_index = index
+        return self._attr_index
+
+    # -- reconstructed views -------------------------------------------------------------------------
+
+    @property
+    def reconstruction(self) -> Reconstruction:
+        if self._recon is None:
+            from ._reconstruct import reconstruct
+
+            self._recon = reconstruct(self)
+        return self._recon
+
+    @property
+    def agents(self) -> tuple[AgentInvocation, ...]:
+        """Top-level agent invocations, each once (also when two instrumentation layers recorded it)."""
+        return self.reconstruction.agents
+
+    def all_agents(self) -> tuple[AgentInvocation, ...]:
+        """Every agent invocation, nested ones included, in start order."""
+        return self.reconstruction.all_agents
+
+    @property
+    def tool_executions(self) -> tuple[ToolExecution, ...]:
+        return self.reconstruction.tool_executions
+
+    @property
+    def model_calls(self) -> tuple[ModelCall, ...]:
+        return self.reconstruction.model_calls
+
+    @property
+    def retrievals(self) -> tuple[Retrieval, ...]:
+        return self.reconstruction.retrievals
+
+    @property
+    def unclassified(self) -> tuple[Span, ...]:
+        """Spans that no dialect understood."""
+        return self.reconstruction.unclassified
+
+    def operation(self, span: Span) -> Operation | None:
+        """What the dialects made of one span (None: not understood)."""
+        return self.reconstruction.operations.get((span.trace_id, span.span_id))
+
+    def render(self, *, color: bool = False, max_value_chars: int = 120, durations: bool = False) -> str:
+        """The invocation tree as text: agents, tools with arguments/result/status, model calls.
+
+        Deterministic (no ids, no timestamps) unless ``durations=True``; ``color`` adds ANSI colours.
+        """
+        from ._render import render_trace
+
+        return render_trace(self, color=color, max_value_chars=max_value_chars, durations=durations)
+
+    def summary(self) -> dict[str, Any]:
+        """A deterministic plain dict of what happened (no ids, no timestamps), for snapshot tests."""
+        from ._render import summarize
+
+        return summarize(self)
+
+
+def _start_key(span: Span) -> int:
+    return span.start_ns
