@@ -8,6 +8,8 @@ from typing import Any
 
 from ._capture import Capture
 from ._checks_budget import BudgetChecks
+from ._checks_eval import EvalChecks
+from ._checks_invocations import InvocationChecks
 from ._checks_io import IOChecks
 from ._checks_spans import SpanChecks
 from ._errors import TraceAssertionError
@@ -17,7 +19,7 @@ from ._trace import Trace
 __all__ = ["TraceAsserter", "assert_trace", "soft"]
 
 
-class TraceAsserter(SpanChecks, IOChecks, BudgetChecks):
+class TraceAsserter(SpanChecks, IOChecks, BudgetChecks, InvocationChecks, EvalChecks):
     """Fluent checks over a Trace, a Capture (read live), or an iterable of spans.
 
     Selectors (``where``, ``has_attribute``, ``has_event``, ``has_scope``..., ``called_agent``,

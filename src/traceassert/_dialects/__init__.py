@@ -10,14 +10,23 @@ from collections.abc import Callable
 from types import ModuleType
 
 from .._span import Span
-from . import genai
+from . import adk, genai, monocle, openinference, pydantic_ai, strands, traceloop
 from ._base import Operation, ToolCallRequest
 
 __all__ = ["DIALECTS", "Operation", "ToolCallRequest", "classify"]
 
 Classifier = Callable[[Span], "Operation | None"]
 
-DIALECTS: tuple[ModuleType, ...] = (genai,)
+#: order matters: producers whose spans also carry gen_ai.* keys come before the generic GenAI reader
+DIALECTS: tuple[ModuleType, ...] = (
+    monocle,
+    openinference,
+    traceloop,
+    pydantic_ai,
+    adk,
+    strands,
+    genai,
+)
 
 _CLASSIFIERS: tuple[Classifier, ...] = tuple(d.classify for d in DIALECTS)
 

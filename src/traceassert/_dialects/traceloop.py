@@ -1,0 +1,14 @@
+"""The traceloop span dialect (not yet implemented: understands no span)."""
+
+from __future__ import annotations
+
+from .._span import Span
+from ._base import Operation
+
+__all__ = ["NAME", "classify"]
+
+NAME = "traceloop"
+
+
+def classify(span: Span) -> Operation | None:
+    return None

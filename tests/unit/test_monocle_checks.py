@@ -1,0 +1,236 @@
+"""Every Monocle-compatible check, passing and failing, on the live Pydantic AI scenario."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+import traceassert as ta
+from instrumentation import pydantic_ai as stack
+from tests.unit.spanbuilder import SpanBuilder
+
+
+@pytest.fixture(scope="module")
+def trace() -> Iterator[ta.Trace]:
+    stack.instrument()
+    try:
+        with ta.capture() as cap:
+            stack.run_scenario()
+    finally:
+        stack.uninstrument()
+    yield cap.trace()
+
+
+@pytest.fixture
+def a(trace: ta.Trace) -> ta.TraceAsserter:
+    return ta.TraceAsserter(trace)
+
+
+def fails(match: str) -> pytest.RaisesContext[ta.TraceAssertionError]:
+    return pytest.raises(ta.TraceAssertionError, match=match)
+
+
+def test_called_tool_and_counts(a: ta.TraceAsserter) -> None:
+    a.called_tool("get_weather").called_tool("get_weather", count=1)
+    a.called_tool("explode", min_count=1, max_count=1)  # a failed execution was still called
+    a.called_tool("ask_helper", agent_name="orchestrator")
+    with fails(r"expected at least 1 call\(s\) of tool 'nope', found 0"):
+        a.called_tool("nope")
+    with fails("expected exactly 2 call"):
+        a.called_tool("get_weather", count=2)
+    with fails("by agent 'helper'"):
+        a.called_tool("get_weather", agent_name="helper")
+
+
+def test_called_tool_narrows_to_the_executions(a: ta.TraceAsserter) -> None:
+    weather = a.called_tool("get_weather")
+    weather.has_input({"city": "Paris"}).contains_output("sunny")
+    with fails("expected an input equal to"):
+        weather.has_input({"city": "London"})
+
+
+def test_count_arguments_are_validated(a: ta.TraceAsserter) -> None:
+    with pytest.raises(TypeError, match="either count"):
+        a.called_tool("get_weather", count=1, min_count=1)
+    with pytest.raises(ValueError, match=">= 0"):
+        a.called_tool("get_weather", count=-1)
+    with pytest.raises(ValueError, match="greater than"):
+        a.called_agent("helper", min_count=3, max_count=1)
+
+
+def test_does_not_call_tool(a: ta.TraceAsserter) -> None:
+    a.does_not_call_tool("delete_everything").does_not_call_tool(["x", "y"])
+    a.does_not_call_tool("get_weather", agent_name="helper")
+    with fails(r"expected no call of 'explode', found 1"):
+        a.does_not_call_tool("explode")
+
+
+def test_called_agent_and_chains(a: ta.TraceAsserter) -> None:
+    a.called_agent("orchestrator", count=1).called_tool("ask_helper")
+    a.called_agent("orchestrator").called_agent("helper")
+    a.called_agent("helper").does_not_call_tool("get_weather")
+    with fails(r"called_tool\('get_weather'\): expected at least 1 call\(s\) of tool 'get_weather', found 0"):
+        a.called_agent("helper").called_tool("get_weather")
+    with fails("invocation\\(s\\) of agent 'planner', found 0"):
+        a.called_agent("planner")
+
+
+def test_does_not_call_agent(a: ta.TraceAsserter) -> None:
+    a.does_not_call_agent("planner")
+    a.called_agent("helper").does_not_call_agent("orchestrator")
+    with fails("expected no invocation of agent 'helper', found 1"):
+        a.does_not_call_agent("helper")
+
+
+def test_under_token_limit(a: ta.TraceAsserter) -> None:
+    a.under_token_limit(646)
+    a.called_agent("helper").under_token_limit(44)
+    with fails("expected at most 645 tokens, used 646 in 5 model call"):
+        a.under_token_limit(645)
+    with fails("expected at most 43 tokens, used 44"):
+        a.called_agent("helper").under_token_limit(43)
+
+
+def test_under_token_limit_without_token_data_fails_and_says_so(a: ta.TraceAsserter) -> None:
+    with fails("no token usage is recorded on the 0 model call"):
+        a.called_tool("get_weather").under_token_limit(10_000)
+
+
+def test_under_duration(a: ta.TraceAsserter) -> None:
+    a.under_duration(60).under_duration(60_000, units="ms").under_duration(1, units="minutes")
+    a.under_duration(60, span_type="tool").under_duration(60, span_type="agent")
+    with fails("expected every workflow span to take at most 0 seconds"):
+        a.under_duration(0)
+    with pytest.raises(ValueError, match="unknown units"):
+        a.under_duration(1, units="fortnights")
+    with fails("no span of type 'agentic.turn'"):
+        a.under_duration(1, span_type="agentic.turn")
+
+
+def test_has_attribute_narrows(a: ta.TraceAsserter) -> None:
+    tools = a.has_attribute("gen_ai.operation.name", "execute_tool")
+    assert len(tools.spans) == 3
+    tools.has_attribute("gen_ai.tool.name", "explode")
+    with fails("no span has attribute 'gen_ai.tool.name' = 'nope'"):
+        tools.has_attribute("gen_ai.tool.name", "nope")
+    with fails("values of 'gen_ai.tool.name' in the selection: 'ask_helper', 'explode', 'get_weather'"):
+        tools.has_attribute("gen_ai.tool.name", "nope")
+
+
+def test_does_not_have_attribute(a: ta.TraceAsserter) -> None:
+    a.does_not_have_attribute("secret").does_not_have_attribute("gen_ai.tool.name", "nope")
+    with fails("expected no span with attribute 'gen_ai.tool.name', found 3"):
+        a.does_not_have_attribute("gen_ai.tool.name")
+
+
+def test_has_event(a: ta.TraceAsserter) -> None:
+    failed = a.has_event("exception")
+    assert [s.name for s in failed.spans] == ["execute_tool explode"]
+    a.has_event("exception", "exception.type", "pydantic_ai.exceptions.ToolRetryError")
+    with fails("no span has event 'nope'"):
+        a.has_event("nope")
+
+
+def test_where_and_does_not_match(a: ta.TraceAsserter) -> None:
+    chats = a.where(attribute={"gen_ai.operation.name": "chat", "gen_ai.request.model": None})
+    assert len(chats.spans) == 5
+    a.where(event={"name": "exception", "attributes": {"exception.type": None}})
+    a.where(predicate=lambda s: s.name.startswith("invoke_agent"))
+    a.does_not_match(attribute={"gen_ai.tool.name": "nope"})
+    with fails("no span matches"):
+        a.where(attribute={"gen_ai.operation.name": "embeddings"})
+    with fails("expected no matching span, found 1"):
+        a.does_not_match(event="exception")
+    with pytest.raises(TypeError, match="at least one"):
+        a.where()
+
+
+def test_input_checks(a: ta.TraceAsserter) -> None:
+    tool = a.called_tool("ask_helper")
+    tool.has_input({"question": "What should I wear?"}).has_any_input({"x": 1}, {"question": "What should I wear?"})
+    tool.does_not_have_input({"question": "no"}).does_not_have_any_input({"a": 1}, {"b": 2})
+    tool.contains_input("WEAR").contains_any_input("nope", "should")
+    tool.does_not_contain_input("umbrella").does_not_contain_any_input("umbrella", "snow")
+    with fails("expected an input equal to"):
+        tool.has_input({"question": "no"})
+    with fails("equal to one of"):
+        tool.has_any_input({"a": 1}, {"b": 2})
+    with fails("expected no input to be"):
+        tool.does_not_have_input({"question": "What should I wear?"})
+    with fails("expected no input to be"):
+        tool.does_not_have_any_input({"a": 1}, {"question": "What should I wear?"})
+    with fails("expected an input containing 'umbrella'"):
+        tool.contains_input("umbrella")
+    with fails("containing one of"):
+        tool.contains_any_input("umbrella", "snow")
+    with fails("expected no input to contain 'wear'"):
+        tool.does_not_contain_input("wear")
+    with fails("expected no input to contain 'wear'"):
+        tool.does_not_contain_any_input("snow", "wear")
+
+
+def test_output_checks(a: ta.TraceAsserter) -> None:
+    tool = a.called_tool("ask_helper")
+    tool.has_output("Wear a light jacket.").has_any_output("x", "Wear a light jacket.")
+    tool.does_not_have_output("x").does_not_have_any_output("x", "y")
+    tool.contains_output("light JACKET").contains_any_output("x", "jacket")
+    tool.does_not_contain_output("coat").does_not_contain_any_output("coat", "scarf")
+    with fails("expected an output equal to 'x'"):
+        tool.has_output("x")
+    with fails("equal to one of"):
+        tool.has_any_output("x", "y")
+    with fails("expected no output to be"):
+        tool.does_not_have_output("Wear a light jacket.")
+    with fails("expected no output to be"):
+        tool.does_not_have_any_output("x", "Wear a light jacket.")
+    with fails("expected an output containing 'coat'"):
+        tool.contains_output("coat")
+    with fails("containing one of"):
+        tool.contains_any_output("coat", "scarf")
+    with fails("expected no output to contain 'jacket'"):
+        tool.does_not_contain_output("jacket")
+    with fails("expected no output to contain 'jacket'"):
+        tool.does_not_contain_any_output("coat", "jacket")
+
+
+def test_span_level_inputs_and_outputs(a: ta.TraceAsserter) -> None:
+    chats = a.where(attribute={"gen_ai.operation.name": "chat"})
+    chats.contains_output("light jacket")
+    b = SpanBuilder()
+    b.span("plain", {"k": 1})
+    with fails("no output is recorded in the selection, so nothing can match"):
+        ta.TraceAsserter(b.trace()).contains_output("x")
+    ta.TraceAsserter(b.trace()).does_not_contain_output("x")
+
+
+def test_message_is_prepended(a: ta.TraceAsserter) -> None:
+    with pytest.raises(ta.TraceAssertionError) as info:
+        a.called_tool("nope", message="the agent must look things up")
+    text = str(info.value)
+    assert text.startswith("the agent must look things up\ncalled_tool('nope')")
+    assert "invocation tree:" in text
+    assert "tool get_weather(city='Paris') -> 'Sunny, 21C in Paris' ok" in text
+    assert "tool explode() FAILED" in text
+
+
+def test_selectors_return_new_asserters(a: ta.TraceAsserter) -> None:
+    narrowed = a.called_agent("helper")
+    assert narrowed is not a
+    assert len(a.spans) == 10
+    assert len(narrowed.spans) == 2
+
+
+def test_soft_collects_every_failure(a: ta.TraceAsserter) -> None:
+    with pytest.raises(ta.TraceAssertionError) as info, ta.soft():
+        a.called_tool("one")
+        a.called_agent("two")
+        a.called_tool("get_weather")
+    text = str(info.value)
+    assert text.startswith("2 checks failed:")
+    assert "tool 'one'" in text and "agent 'two'" in text
+    assert text.count("invocation tree:") == 1
+
+
+def test_works_on_plain_span_lists(trace: ta.Trace) -> None:
+    ta.assert_trace(list(trace.spans)).called_tool("get_weather")
