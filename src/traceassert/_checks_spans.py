@@ -79,7 +79,17 @@ class SpanChecks(SelectionBase):
         if attribute:
             index = trace.attribute_index()
             keys = sorted(attribute, key=lambda key: len(index.get(key, ())))
-            candidates = index.get(keys[0], ())
+            first = keys[0]
+            candidates = index.get(first, ())
+            expected_first = attribute[first]
+            if expected_first is not None:
+                by_value = trace.value_index(first, expected_first)
+                if by_value is not None:
+                    candidates = by_value
+                    if len(attribute) == 1 and ev is None and predicate is None:
+                        if selected is None:
+                            return list(candidates)
+                        return [i for i in candidates if i in selected]
         elif selected is not None:
             candidates = sorted(selected)
         else:
@@ -235,11 +245,14 @@ class SpanChecks(SelectionBase):
         number is not as asked (default: at least one). Failed executions count: the tool was called."""
         __tracebackhide__ = True
         check_counts(count, min_count, max_count)
-        tools = self.selected_tools()
+        if self.narrowed:
+            tools = self.selected_tools()
+            candidates = [t for t in tools if t.name == tool_name]
+        else:
+            tools = list(self.trace.tool_executions)
+            candidates = list(self.trace.reconstruction.tools_by_name.get(tool_name, ()))
         found = [
-            t
-            for t in tools
-            if t.name == tool_name and (agent_name is None or (t.agent is not None and t.agent.name == agent_name))
+            t for t in candidates if agent_name is None or (t.agent is not None and t.agent.name == agent_name)
         ]
         if not count_ok(len(found), count, min_count, max_count):
             by = f" by agent {agent_name!r}" if agent_name else ""
@@ -248,11 +261,11 @@ class SpanChecks(SelectionBase):
                 f"expected {count_text(count, min_count, max_count)} call(s) of tool {tool_name!r}{by}, "
                 f"found {len(found)}",
                 message=message,
-                details=f"tools called in the selection: {_names(t.name for t in tools)}",
+                details=f"tools called in the selection: {_names(dict.fromkeys(t.name for t in tools))}",
             )
             return self._copy()
-        spans = [s for t in found for s in ((t.span,) if t.span is not None else ())]
-        return self._derive("tools", self._subtree_positions(spans), tools=tuple(found))
+        spans = tuple(t.span for t in found if t.span is not None)
+        return self._derive("tools", None, tools=tuple(found), roots=spans)
 
     def does_not_call_tool(
         self, tool_names: str | Iterable[str], agent_name: str | None = None, *, message: str | None = None
@@ -299,8 +312,8 @@ class SpanChecks(SelectionBase):
                 details=f"agents in the selection: {_names(a.name for a in agents)}",
             )
             return self._copy()
-        spans = [s for a in found for s in a.spans]
-        return self._derive("agents", self._subtree_positions(spans), agents=tuple(found))
+        spans = tuple(s for a in found for s in a.spans)
+        return self._derive("agents", None, agents=tuple(found), roots=spans)
 
     def does_not_call_agent(self, agent_name: str, *, message: str | None = None) -> Self:
         """Fail when ``agent_name`` was invoked in the selection."""

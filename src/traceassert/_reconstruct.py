@@ -27,13 +27,12 @@ from ._trace import Trace
 
 __all__ = ["Reconstruction", "reconstruct"]
 
-Key = tuple[str, str]
 Record = AgentInvocation | ToolExecution | ModelCall | Retrieval
 
 
 @dataclass(slots=True)
 class Reconstruction:
-    operations: dict[Key, Operation]
+    operations: dict[int, Operation]
     agents: tuple[AgentInvocation, ...]
     all_agents: tuple[AgentInvocation, ...]
     tool_executions: tuple[ToolExecution, ...]
@@ -41,9 +40,11 @@ class Reconstruction:
     retrievals: tuple[Retrieval, ...]
     unclassified: tuple[Span, ...]
     #: the record each span became part of (merged layers map to the same record)
-    record_of: dict[Key, Record] = field(default_factory=dict)
+    record_of: dict[int, Record] = field(default_factory=dict)
     #: the agent invocation each span belongs to (the nearest enclosing one)
-    agent_of: dict[Key, AgentInvocation] = field(default_factory=dict)
+    agent_of: dict[int, AgentInvocation] = field(default_factory=dict)
+    #: tool executions by tool name, in start order
+    tools_by_name: dict[str, list[ToolExecution]] = field(default_factory=dict)
 
 
 @dataclass(slots=True)
@@ -67,7 +68,7 @@ class _AgentBuild:
 class _Builder:
     def __init__(self, trace: Trace) -> None:
         self.trace = trace
-        self.ops: dict[Key, Operation] = {}
+        self.ops: dict[int, Operation] = {}
         self.unclassified: list[Span] = []
         self.builds: dict[int, _AgentBuild] = {}
         self.top: list[AgentInvocation] = []
@@ -75,8 +76,8 @@ class _Builder:
         self.tools: list[ToolExecution] = []
         self.models: list[ModelCall] = []
         self.retrievals: list[Retrieval] = []
-        self.record_of: dict[Key, Record] = {}
-        self.agent_of: dict[Key, AgentInvocation] = {}
+        self.record_of: dict[int, Record] = {}
+        self.agent_of: dict[int, AgentInvocation] = {}
         self.tool_ops: dict[int, list[Operation]] = {}
         self.implicit: _AgentBuild | None = None
 
@@ -89,13 +90,13 @@ class _Builder:
             if op is None:
                 self.unclassified.append(span)
             else:
-                self.ops[span.key] = op
+                self.ops[id(span)] = op
         children = trace._children
         stack: list[tuple[Span, _Ctx]] = [(root, _Ctx()) for root in reversed(trace.roots)]
         while stack:
             span, ctx = stack.pop()
             ctx = self.visit(span, ctx)
-            kids = children.get(span.key)
+            kids = children.get(id(span))
             if kids:
                 stack.extend((kid, ctx) for kid in reversed(kids))
         for build in self._builds_in_order():
@@ -115,6 +116,7 @@ class _Builder:
             unclassified=tuple(self.unclassified),
             record_of=self.record_of,
             agent_of=self.agent_of,
+            tools_by_name=_group_by_name(self.tools),
         )
 
     def _builds_in_order(self) -> list[_AgentBuild]:
@@ -122,12 +124,12 @@ class _Builder:
         return sorted(self.builds.values(), key=lambda b: _depth(b.inv), reverse=True)
 
     def visit(self, span: Span, ctx: _Ctx) -> _Ctx:
-        op = self.ops.get(span.key)
+        op = self.ops.get(id(span))
         kind = op.kind if op is not None else None
         if op is not None and kind == "agent":
             return self.visit_agent(span, op, ctx)
         if ctx.agent is not None:
-            self.agent_of[span.key] = ctx.agent
+            self.agent_of[id(span)] = ctx.agent
         if op is None or kind in ("workflow", "other"):
             return ctx
         if kind == "tool":
@@ -141,7 +143,7 @@ class _Builder:
             )
             build.retrievals.append(ret)
             self.retrievals.append(ret)
-            self.record_of[span.key] = ret
+            self.record_of[id(span)] = ret
         return ctx
 
     def owner(self, span: Span, ctx: _Ctx) -> _AgentBuild:
@@ -151,14 +153,14 @@ class _Builder:
             root = span
             for root in self.trace.ancestors(span):
                 pass
-            op = self.ops.get(root.key)
+            op = self.ops.get(id(root))
             name = (op.name if op is not None and op.name else None) or root.name
             inv = AgentInvocation(name=name, span=root, dialect="implicit", implicit=True, spans=(root,))
             self.implicit = _AgentBuild(inv)
             self.builds[id(inv)] = self.implicit
             self.top.append(inv)
             self.all_agents.append(inv)
-        self.agent_of.setdefault(span.key, self.implicit.inv)
+        self.agent_of.setdefault(id(span), self.implicit.inv)
         return self.implicit
 
     def visit_agent(self, span: Span, op: Operation, ctx: _Ctx) -> _Ctx:
@@ -167,8 +169,8 @@ class _Builder:
             build = self.builds[id(parent)]
             build.ops.append(op)
             parent.spans = (*parent.spans, span)
-            self.record_of[span.key] = parent
-            self.agent_of[span.key] = parent
+            self.record_of[id(span)] = parent
+            self.agent_of[id(span)] = parent
             return ctx
         inv = AgentInvocation(
             name=op.name or span.name, span=span, parent=parent, dialect=op.dialect, spans=(span,)
@@ -182,15 +184,15 @@ class _Builder:
         build = _AgentBuild(inv, ops=[op])
         self.builds[id(inv)] = build
         self.all_agents.append(inv)
-        self.record_of[span.key] = inv
-        self.agent_of[span.key] = inv
+        self.record_of[id(span)] = inv
+        self.agent_of[id(span)] = inv
         return _Ctx(agent=inv)
 
     def visit_tool(self, span: Span, op: Operation, ctx: _Ctx) -> _Ctx:
         current = ctx.tool
         if current is not None and ctx.model is None and current.name == op.name:
             self.tool_ops[id(current)].append(op)
-            self.record_of[span.key] = current
+            self.record_of[id(span)] = current
             return ctx
         build = self.owner(span, ctx)
         tool = ToolExecution(
@@ -208,7 +210,7 @@ class _Builder:
         self.tool_ops[id(tool)] = [op]
         build.tools.append(tool)
         self.tools.append(tool)
-        self.record_of[span.key] = tool
+        self.record_of[id(span)] = tool
         return _Ctx(agent=ctx.agent, tool=tool)
 
     def visit_model(self, span: Span, op: Operation, ctx: _Ctx) -> _Ctx:
@@ -218,7 +220,7 @@ class _Builder:
             if build is not None:
                 build.model_ops[id(current)].append(op)
             current.spans = (*current.spans, span)
-            self.record_of[span.key] = current
+            self.record_of[id(span)] = current
             return ctx
         build = self.owner(span, ctx)
         call = ModelCall(
@@ -227,7 +229,7 @@ class _Builder:
         build.model_ops[id(call)] = [op]
         build.models.append(call)
         self.models.append(call)
-        self.record_of[span.key] = call
+        self.record_of[id(span)] = call
         return _Ctx(agent=ctx.agent, tool=ctx.tool, model=call)
 
     # -- finishing records ---------------------------------------------------------------------------
@@ -353,6 +355,8 @@ def _requests(ops: Sequence[Operation]) -> tuple[ToolCallRequest, ...]:
 
 
 def _finish_tool(tool: ToolExecution, ops: list[Operation]) -> None:
+    if len(ops) == 1:
+        return  # the execution was built from this one operation
     for op in ops[1:]:
         if tool.raw_arguments is None:
             tool.raw_arguments = op.arguments
@@ -371,6 +375,21 @@ def _finish_tool(tool: ToolExecution, ops: list[Operation]) -> None:
 
 
 def _finish_model(call: ModelCall, ops: list[Operation]) -> None:
+    if len(ops) == 1:
+        op = ops[0]
+        call.input_tokens = op.input_tokens
+        call.output_tokens = op.output_tokens
+        total = op.total_tokens
+        if total is None and (op.input_tokens is not None or op.output_tokens is not None):
+            total = (op.input_tokens or 0) + (op.output_tokens or 0)
+        call.total_tokens = total
+        call.provider = op.provider
+        call.finish_reasons = op.finish_reasons
+        call.streamed = op.streamed
+        call.output = op.output
+        call.failed = bool(op.failed)
+        call.error = op.error if op.failed else None
+        return
     # the innermost span with usage is the provider's own record; the rest fill gaps
     with_usage = [op for op in ops if op.input_tokens is not None or op.output_tokens is not None]
     source = with_usage[-1] if with_usage else ops[-1]
@@ -387,6 +406,17 @@ def _finish_model(call: ModelCall, ops: list[Operation]) -> None:
     call.output = _first(op.output for op in reversed(ops))
     call.failed = any(op.failed for op in ops)
     call.error = _first(op.error for op in ops) if call.failed else None
+
+
+def _group_by_name(tools: list[ToolExecution]) -> dict[str, list[ToolExecution]]:
+    out: dict[str, list[ToolExecution]] = {}
+    for tool in tools:
+        lst = out.get(tool.name)
+        if lst is None:
+            out[tool.name] = [tool]
+        else:
+            lst.append(tool)
+    return out
 
 
 def _first(values: Any) -> Any:

@@ -74,6 +74,7 @@ class SelectionBase:
         "_kind",
         "_nested",
         "_positions",
+        "_roots",
         "_snapshot",
         "_tools",
     )
@@ -91,8 +92,10 @@ class SelectionBase:
         else:
             self._snapshot = Trace(source)
         self._kind: SelKind = "spans"
-        #: positions of the selected spans in trace.spans; None = every span
+        #: positions of the selected spans in trace.spans; None = every span (or: not computed yet)
         self._positions: tuple[int, ...] | None = None
+        #: when set, the selection is these spans' subtrees (positions computed on first need)
+        self._roots: tuple[Span, ...] | None = None
         self._agents: tuple[AgentInvocation, ...] | None = None
         self._tools: tuple[ToolExecution, ...] | None = None
         self._comparer: Any = None
@@ -116,12 +119,14 @@ class SelectionBase:
         positions: tuple[int, ...] | None,
         agents: tuple[AgentInvocation, ...] | None = None,
         tools: tuple[ToolExecution, ...] | None = None,
+        roots: tuple[Span, ...] | None = None,
     ) -> Self:
         new = object.__new__(type(self))
         new._capture = self._capture
         new._snapshot = self.trace  # a narrowed selection keeps the trace it was made from
         new._kind = kind
         new._positions = positions
+        new._roots = roots
         new._agents = agents
         new._tools = tools
         new._comparer = self._comparer
@@ -130,26 +135,39 @@ class SelectionBase:
         return new
 
     def _copy(self) -> Self:
-        new = self._derive(self._kind, self._positions, self._agents, self._tools)
+        new = self._derive(self._kind, self._positions, self._agents, self._tools, self._roots)
         new._snapshot = self._snapshot
         return new
+
+    def _selected_positions(self) -> tuple[int, ...] | None:
+        """Positions of the selected spans (None: every span)."""
+        if self._positions is None and self._roots is not None:
+            self._positions = self._subtree_positions(self._roots)
+        return self._positions
 
     # -- what is selected ----------------------------------------------------------------------------
 
     def selected_spans(self) -> list[Span]:
         """The spans in the selection, in start order."""
         trace = self.trace
-        if self._positions is None:
+        positions = self._selected_positions()
+        if positions is None:
             return list(trace.spans)
         spans = trace.spans
-        return [spans[i] for i in self._positions]
+        return [spans[i] for i in positions]
 
     @property
     def spans(self) -> list[Span]:
         return self.selected_spans()
 
     def _position_set(self) -> frozenset[int] | None:
-        return None if self._positions is None else frozenset(self._positions)
+        positions = self._selected_positions()
+        return None if positions is None else frozenset(positions)
+
+    @property
+    def narrowed(self) -> bool:
+        """True when the selection is not the whole trace."""
+        return self._kind != "spans" or self._positions is not None or self._roots is not None
 
     def selected_tools(self) -> list[ToolExecution]:
         """Tool executions in the selection (after ``called_tool``: those executions)."""
@@ -211,9 +229,10 @@ class SelectionBase:
         if self._kind == "agents":
             names = sorted({a.name for a in self._agents or ()})
             return f"the selected agent invocation(s) {', '.join(names)}"
-        if self._positions is None:
+        positions = self._selected_positions()
+        if positions is None:
             return "the whole trace"
-        return f"the {len(self._positions)} selected span(s)"
+        return f"the {len(positions)} selected span(s)"
 
     def _fail(self, check: str, problem: str, *, message: str | None = None, details: str = "") -> None:
         """Raise (or, inside ``soft()``, record) a TraceAssertionError with the full story."""

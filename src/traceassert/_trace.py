@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
+from ._gcpause import gc_paused
 from ._span import Span, spans_from
 
 if TYPE_CHECKING:
@@ -44,6 +45,7 @@ class Trace:
     __slots__ = (
         "__weakref__",
         "_attr_index",
+        "_value_index",
         "_by_id",
         "_by_key",
         "_children",
@@ -65,6 +67,12 @@ class Trace:
         warnings: Iterable[str] = (),
         source: str | None = None,
         ledger: Ledger | None = None,
+    ) -> None:
+        with gc_paused():
+            self._build(spans, warnings, source, ledger)
+
+    def _build(
+        self, spans: Iterable[Any], warnings: Iterable[str], source: str | None, ledger: Ledger | None
     ) -> None:
         notes = list(warnings)
         items = spans_from(spans)
@@ -89,13 +97,14 @@ class Trace:
         self.spans: tuple[Span, ...] = tuple(kept)
         self.source = source
         self._by_key = by_key
-        self._pos: dict[Key, int] = {(s.trace_id, s.span_id): i for i, s in enumerate(kept)}
+        # internal maps are keyed by id(span): the Trace keeps its spans alive, so ids are stable
+        self._pos: dict[int, int] = {id(s): i for i, s in enumerate(kept)}
         by_id: dict[str, Span] = {}
         for span in kept:
             by_id.setdefault(span.span_id, span)
         self._by_id = by_id
 
-        parent: dict[Key, Span] = {}
+        parent: dict[int, Span] = {}
         orphans: list[Span] = []
         for span in kept:
             if span.parent_id is None:
@@ -104,7 +113,7 @@ class Trace:
             if p is None or p is span:
                 orphans.append(span)
                 continue
-            parent[(span.trace_id, span.span_id)] = p
+            parent[id(span)] = p
         self._parent = parent
         self._break_cycles(notes)
         if orphans:
@@ -115,44 +124,47 @@ class Trace:
                 f"{names}{more}"
             )
         self.orphans: tuple[Span, ...] = tuple(orphans)
-        children: dict[Key, list[Span]] = {}
+        children: dict[int, list[Span]] = {}
         roots: list[Span] = []
         for span in kept:
-            p = parent.get((span.trace_id, span.span_id))
+            p = parent.get(id(span))
             if p is None:
                 roots.append(span)
             else:
-                children.setdefault((p.trace_id, p.span_id), []).append(span)
+                lst = children.get(id(p))
+                if lst is None:
+                    children[id(p)] = [span]
+                else:
+                    lst.append(span)
         self._children = children
         self.roots: tuple[Span, ...] = tuple(roots)
         self.warnings: tuple[str, ...] = tuple(notes)
         self._recon: Reconstruction | None = None
         self._attr_index: dict[str, list[int]] | None = None
+        self._value_index: dict[str, dict[Any, list[int]]] = {}
         #: what earlier checks on this trace remembered (shared with the Capture it came from)
         self.ledger = ledger if ledger is not None else Ledger()
 
     def _break_cycles(self, notes: list[str]) -> None:
         parent = self._parent
-        state: dict[Key, int] = {}  # 1 = on the current path, 2 = done
+        state: dict[int, int] = {}  # 1 = on the current path, 2 = done
         for span in self.spans:
-            start = (span.trace_id, span.span_id)
-            if start in state:
+            if id(span) in state:
                 continue
-            path: list[Key] = []
-            key: Key | None = start
-            while key is not None and key not in state:
-                state[key] = 1
-                path.append(key)
-                p = parent.get(key)
-                key = None if p is None else (p.trace_id, p.span_id)
-            if key is not None and state.get(key) == 1:
-                cycle = path[path.index(key) :]
-                first = min(cycle, key=lambda k: self._pos[k])
-                del parent[first]
-                names = " -> ".join(repr(self._by_key[k].name) for k in cycle)
-                notes.append(f"cycle in parent ids ({names}) broken: {self._by_key[first].name!r} made a root")
-            for k in path:
-                state[k] = 2
+            path: list[Span] = []
+            node: Span | None = span
+            while node is not None and id(node) not in state:
+                state[id(node)] = 1
+                path.append(node)
+                node = parent.get(id(node))
+            if node is not None and state.get(id(node)) == 1:
+                cycle = path[path.index(node) :]
+                first = min(cycle, key=lambda s: self._pos[id(s)])
+                del parent[id(first)]
+                names = " -> ".join(repr(s.name) for s in cycle)
+                notes.append(f"cycle in parent ids ({names}) broken: {first.name!r} made a root")
+            for s in path:
+                state[id(s)] = 2
 
     # -- lookups -----------------------------------------------------------------------------------
 
@@ -181,19 +193,28 @@ class Trace:
         return self._by_id.get(sid)
 
     def parent(self, span: Span) -> Span | None:
-        return self._parent.get((span.trace_id, span.span_id))
+        return self._parent.get(id(self._own(span)))
 
     def children(self, span: Span) -> tuple[Span, ...]:
-        return tuple(self._children.get((span.trace_id, span.span_id), ()))
+        return tuple(self._children.get(id(self._own(span)), ()))
+
+    def _own(self, span: Span) -> Span:
+        """This trace's span object for ``span`` (an equal span from elsewhere maps to ours)."""
+        if id(span) in self._pos:
+            return span
+        return self._by_key.get((span.trace_id, span.span_id), span)
 
     def descendants(self, span: Span) -> tuple[Span, ...]:
         """Every span below ``span``, depth first, children in start order."""
         out: list[Span] = []
-        stack = list(reversed(self._children.get((span.trace_id, span.span_id), ())))
+        children = self._children
+        stack = list(reversed(children.get(id(self._own(span)), ())))
         while stack:
             s = stack.pop()
             out.append(s)
-            stack.extend(reversed(self._children.get((s.trace_id, s.span_id), ())))
+            kids = children.get(id(s))
+            if kids:
+                stack.extend(reversed(kids))
         return tuple(out)
 
     def ancestors(self, span: Span) -> Iterator[Span]:
@@ -205,10 +226,11 @@ class Trace:
 
     def position(self, span: Span) -> int:
         """The index of ``span`` in ``spans`` (start order)."""
-        return self._pos[(span.trace_id, span.span_id)]
+        return self._pos[id(self._own(span))]
 
     def contains(self, span: Span) -> bool:
-        return self._by_key.get((span.trace_id, span.span_id)) is span
+        """True when ``span`` is this trace's own span object."""
+        return id(span) in self._pos
 
     @property
     def unfinished(self) -> tuple[Span, ...]:
@@ -229,6 +251,35 @@ class Trace:
             self._attr_index = index
         return self._attr_index
 
+    def value_index(self, key: str, value: Any) -> list[int] | None:
+        """Positions of the spans whose attribute ``key`` equals ``value`` (index built per key on first
+        use). None when the value cannot be looked up by hash (unhashable, or a matcher object): scan."""
+        from ._matching import has_own_eq
+
+        if has_own_eq(value) or isinstance(value, float | bool):
+            return None
+        try:
+            hash(value)
+        except TypeError:
+            return None
+        table = self._value_index.get(key)
+        if table is None:
+            table = {}
+            spans = self.spans
+            for i in self.attribute_index().get(key, ()):
+                v = spans[i].attributes[key]
+                if isinstance(v, list):
+                    v = tuple(v)
+                try:
+                    # True == 1 and 1.0 == 1 hash alike: keep the type in the key so only exact matches meet
+                    table.setdefault((type(v), v), []).append(i)
+                except TypeError:
+                    continue
+            self._value_index[key] = table
+        if isinstance(value, list):
+            value = tuple(value)
+        return table.get((type(value), value), [])
+
     # -- reconstructed views -------------------------------------------------------------------------
 
     @property
@@ -236,7 +287,8 @@ class Trace:
         if self._recon is None:
             from ._reconstruct import reconstruct
 
-            self._recon = reconstruct(self)
+            with gc_paused():
+                self._recon = reconstruct(self)
         return self._recon
 
     @property
@@ -267,7 +319,7 @@ class Trace:
 
     def operation(self, span: Span) -> Operation | None:
         """What the dialects made of one span (None: not understood)."""
-        return self.reconstruction.operations.get((span.trace_id, span.span_id))
+        return self.reconstruction.operations.get(id(self._own(span)))
 
     def render(self, *, color: bool = False, max_value_chars: int = 120, durations: bool = False) -> str:
         """The invocation tree as text: agents, tools with arguments/result/status, model calls.

@@ -92,9 +92,13 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
         dump_dir = item.config.getoption("--traceassert-dump-dir")
         cap = item.stash.get(_CAPTURE_KEY, None)
         if dump_dir and cap is not None and _DUMPED_KEY not in item.stash:
-            path = _dump(item, cap, dump_dir)
-            item.stash[_DUMPED_KEY] = path
-            report.sections.append(("traceassert", f"trace written to {path}"))
+            try:
+                path = _dump(item, cap, dump_dir)
+            except Exception as exc:  # a failed dump must not hide the test's own failure
+                report.sections.append(("traceassert", f"could not write the trace: {exc!r}"))
+            else:
+                item.stash[_DUMPED_KEY] = path
+                report.sections.append(("traceassert", f"trace written to {path}"))
     return report
 
 

@@ -37,11 +37,13 @@ class ToolCallRequest:
     call_id: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Operation:
     """What one span means, normalised across dialects.
 
-    ``kind`` says which record it becomes. Fields that do not apply stay None / empty.
+    ``kind`` says which record it becomes. Fields that do not apply stay None / empty. Treat it as
+    read-only once a dialect returned it (it is not frozen only because frozen dataclasses are slow to
+    build, and one is built per span).
     """
 
     kind: OpKind
@@ -74,6 +76,12 @@ class Operation:
     error: ErrorInfo | None = None
     #: a wrapper span whose model call is recorded again by a provider span below it
     wrapper: bool = False
+    # nesting the parent ids may not show (see ``_regroup``)
+    #: the agent whose work this span records, when the producer names it on the span
+    agent_hint: str | None = None
+    #: an agent span the producer may have parented on a workflow root instead of on the tool or agent
+    #: that ran it: nest it in the innermost tool or agent span that encloses it in time
+    nest_by_time: bool = False
 
 
 def as_str(value: Any) -> str | None:
@@ -116,6 +124,8 @@ def as_str_tuple(value: Any) -> tuple[str, ...]:
     """Finish reasons and similar: a sequence, a JSON-encoded list, or one string."""
     if value is None:
         return ()
+    if type(value) is tuple and all(type(v) is str for v in value):
+        return value
     value = maybe_json(value)
     if isinstance(value, str):
         return (value,)

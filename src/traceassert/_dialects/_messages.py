@@ -17,6 +17,8 @@ __all__ = ["final_text", "message_list", "message_text", "requested_tool_calls",
 
 def message_list(value: Any) -> list[Any] | None:
     """A list of messages from a JSON string, a list, or one message; None when it is not messages."""
+    if value is None:
+        return None
     value = maybe_json(value)
     if isinstance(value, Mapping):
         if "messages" in value and isinstance(value["messages"], list | tuple):
@@ -81,6 +83,8 @@ def texts_by_role(messages: Iterable[Any], roles: Sequence[str] | None) -> list[
 
 def final_text(value: Any) -> Any:
     """The text of the last assistant message in ``value`` when it holds messages; else ``value``."""
+    if value is None:
+        return None
     messages = message_list(value)
     if messages is None:
         return maybe_json(value) if isinstance(value, str) else value
@@ -92,6 +96,8 @@ def final_text(value: Any) -> Any:
 
 def user_text(value: Any) -> Any:
     """The text of the user messages in ``value`` when it holds messages; else ``value``."""
+    if value is None:
+        return None
     messages = message_list(value)
     if messages is None:
         return value
@@ -103,6 +109,8 @@ def user_text(value: Any) -> Any:
 
 def requested_tool_calls(value: Any) -> tuple[ToolCallRequest, ...]:
     """The tool calls asked for in output messages, in the order the model listed them."""
+    if value is None:
+        return ()
     messages = message_list(value)
     if not messages:
         return ()
