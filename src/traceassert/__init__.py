@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from ._asserter import TraceAsserter, assert_trace, soft
     from ._capture import Capture, capture, scope
     from ._errors import TraceAssertionError, TraceAssertWarning, TraceCaptureError, TraceLoadError
+    from ._loaders import dump_trace, load_trace
     from ._records import AgentInvocation, ErrorInfo, ModelCall, Retrieval, ToolExecution
     from ._span import Span, SpanEvent, SpanLink, Status
     from ._trace import Trace
@@ -39,6 +40,8 @@ _EXPORTS: dict[str, str] = {
     "TraceLoadError": "._errors",
     "assert_trace": "._asserter",
     "capture": "._capture",
+    "dump_trace": "._loaders",
+    "load_trace": "._loaders",
     "scope": "._capture",
     "soft": "._asserter",
 }
@@ -63,6 +66,8 @@ __all__ = [
     "__version__",
     "assert_trace",
     "capture",
+    "dump_trace",
+    "load_trace",
     "scope",
     "soft",
 ]

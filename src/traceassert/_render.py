@@ -44,9 +44,12 @@ def describe_tool(tool: ToolExecution, limit: int = 120) -> str:
     if tool.failed is True:
         return f"{head} FAILED" + (f": {tool.error}" if tool.error is not None else "")
     if tool.failed is None:
-        note = "requested by the model, no execution recorded" if tool.span is None or (
-            tool.span is not None and tool.agent is not None and tool.span in _model_spans(tool.agent)
-        ) else "status unknown"
+        note = (
+            "requested by the model, no execution recorded"
+            if tool.span is None
+            or (tool.span is not None and tool.agent is not None and tool.span in _model_spans(tool.agent))
+            else "status unknown"
+        )
         return f"{head} ({note})"
     result = f" -> {short(tool.result, limit)}" if tool.result is not None else ""
     return f"{head}{result} ok"
@@ -158,9 +161,8 @@ def _render_items(
         elif isinstance(item, ModelCall):
             lines.append(f"{prefix}{connector}model {paint(_describe_model(item), 'model')}")
         elif isinstance(item, Retrieval):
-            lines.append(
-                f"{prefix}{connector}retrieval {short(item.query, limit)} -> {len(item.documents)} document(s)"
-            )
+            docs = len(item.documents)
+            lines.append(f"{prefix}{connector}retrieval {short(item.query, limit)} -> {docs} document(s)")
 
 
 def _render_agent(

@@ -45,18 +45,18 @@ class Trace:
     __slots__ = (
         "__weakref__",
         "_attr_index",
-        "_value_index",
         "_by_id",
         "_by_key",
         "_children",
         "_parent",
         "_pos",
         "_recon",
+        "_value_index",
+        "ledger",
         "orphans",
         "roots",
         "source",
         "spans",
-        "ledger",
         "warnings",
     )
 
@@ -278,7 +278,12 @@ class Trace:
             self._value_index[key] = table
         if isinstance(value, list):
             value = tuple(value)
-        return table.get((type(value), value), [])
+        found = table.get((type(value), value), [])
+        if type(value) is int:  # 3 also matches a recorded 3.0
+            as_float = table.get((float, float(value)))
+            if as_float:
+                found = sorted(found + as_float)
+        return found
 
     # -- reconstructed views -------------------------------------------------------------------------
 

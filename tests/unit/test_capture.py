@@ -23,9 +23,8 @@ def _names(cap: ta.Capture) -> list[str]:
 def test_spans_started_inside_belong_to_the_capture_only() -> None:
     with _tracer().start_as_current_span("before"):
         pass
-    with ta.capture() as cap:
-        with _tracer().start_as_current_span("inside"):
-            pass
+    with ta.capture() as cap, _tracer().start_as_current_span("inside"):
+        pass
     with _tracer().start_as_current_span("after"):
         pass
     assert _names(cap) == ["inside"]
@@ -91,10 +90,9 @@ def test_reads_are_live_and_open_spans_are_visible() -> None:
 
 
 def test_nested_captures_both_see_inner_spans() -> None:
-    with ta.capture() as outer:
-        with _tracer().start_as_current_span("parent"):
-            with ta.capture() as inner, _tracer().start_as_current_span("child"):
-                pass
+    with ta.capture() as outer, _tracer().start_as_current_span("parent"):
+        with ta.capture() as inner, _tracer().start_as_current_span("child"):
+            pass
     assert _names(outer) == ["parent", "child"]
     assert _names(inner) == ["child"]
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
 import traceassert as ta
@@ -12,14 +10,14 @@ from tests.unit.spanbuilder import SpanBuilder
 
 
 @pytest.fixture(scope="module")
-def trace() -> Iterator[ta.Trace]:
+def trace() -> ta.Trace:
     stack.instrument()
     try:
         with ta.capture() as cap:
             stack.run_scenario()
     finally:
         stack.uninstrument()
-    yield cap.trace()
+    return cap.trace()
 
 
 @pytest.fixture
@@ -148,7 +146,9 @@ def test_where_and_does_not_match(a: ta.TraceAsserter) -> None:
 
 def test_input_checks(a: ta.TraceAsserter) -> None:
     tool = a.called_tool("ask_helper")
-    tool.has_input({"question": "What should I wear?"}).has_any_input({"x": 1}, {"question": "What should I wear?"})
+    tool.has_input({"question": "What should I wear?"}).has_any_input(
+        {"x": 1}, {"question": "What should I wear?"}
+    )
     tool.does_not_have_input({"question": "no"}).does_not_have_any_input({"a": 1}, {"b": 2})
     tool.contains_input("WEAR").contains_any_input("nope", "should")
     tool.does_not_contain_input("umbrella").does_not_contain_any_input("umbrella", "snow")

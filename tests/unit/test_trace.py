@@ -124,3 +124,21 @@ def test_render_and_summary_are_deterministic() -> None:
     assert summary["totals"]["total_tokens"] == 15
     assert summary["agents"][0]["tool_executions"][0]["arguments"] == {"x": 1}
     assert "span_id" not in repr(summary) and "start_ns" not in repr(summary)
+
+
+def test_attribute_lookups_match_like_a_scan() -> None:
+    b = SpanBuilder()
+    b.span("int", {"v": 3})
+    b.span("float", {"v": 3.0})
+    b.span("bool", {"v": True})
+    b.span("str", {"v": "3"})
+    b.span("seq", {"v": ("a", "b")})
+    a = ta.TraceAsserter(b.trace())
+    assert [s.name for s in a.has_attribute("v", 3).spans] == ["int", "float"]
+    assert [s.name for s in a.has_attribute("v", 3.0).spans] == ["int", "float"]
+    assert [s.name for s in a.has_attribute("v", True).spans] == ["bool"]
+    assert [s.name for s in a.has_attribute("v", "3").spans] == ["str"]
+    assert [s.name for s in a.has_attribute("v", ["a", "b"]).spans] == ["seq"]
+    from dirty_equals import IsInt
+
+    assert [s.name for s in a.has_attribute("v", IsInt()).spans] == ["int"]

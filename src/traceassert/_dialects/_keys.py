@@ -8,17 +8,25 @@ Keys the installed package does not have fall back to their literal names.
 from __future__ import annotations
 
 import warnings
+from types import ModuleType
 from typing import Any
+
+_g: ModuleType | None
+_err: ModuleType | None
+_exc: ModuleType | None
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")
     try:
-        from opentelemetry.semconv._incubating.attributes import gen_ai_attributes as _g
+        from opentelemetry.semconv._incubating.attributes import gen_ai_attributes
+
+        _g = gen_ai_attributes
     except ImportError:  # pragma: no cover - very old semantic-conventions releases
         _g = None
     try:
-        from opentelemetry.semconv.attributes import error_attributes as _err
-        from opentelemetry.semconv.attributes import exception_attributes as _exc
+        from opentelemetry.semconv.attributes import error_attributes, exception_attributes
+
+        _err, _exc = error_attributes, exception_attributes
     except ImportError:  # pragma: no cover
         _err = _exc = None
 
