@@ -44,9 +44,15 @@ def _example_path() -> Path:
 
 
 def _load(paths: Sequence[str], fmt: str | None) -> Trace:
+    import warnings
+
+    from ._errors import TraceAssertWarning
     from ._loaders import load_trace
 
-    return load_trace(list(paths), format=fmt)
+    with warnings.catch_warnings():
+        # repairs are listed in the tree's "warning:" lines; no Python warning noise on the terminal
+        warnings.simplefilter("ignore", TraceAssertWarning)
+        return load_trace(list(paths), format=fmt)
 
 
 def _color(stream: TextIO, choice: str) -> bool:
