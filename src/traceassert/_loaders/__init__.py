@@ -1,0 +1,166 @@
+"""Trace files: load spans from every format people hold, and write OTLP JSON.
+
+Formats (``FORMATS``; ``format=`` also takes the ``ALIASES``):
+
+- ``otlp``: OTLP JSON (ExportTraceServiceRequest / TracesData), one document or JSON Lines (the
+  Collector's file exporter), also Tempo's ``{"batches": ...}`` and ``instrumentationLibrarySpans``;
+- ``jaeger``: Jaeger's JSON (``{"data": [{"traceID", "spans", "processes"}]}``);
+- ``sdk``: ``ReadableSpan.to_json()`` objects: an array (Monocle's files), JSON Lines, or the
+  ``ConsoleSpanExporter``'s objects one after another;
+- ``okahu``: Monocle spans as Okahu's API returns them (``span_name``, ``entity`` lists).
+
+Any of them may be gzip-compressed (found by its magic bytes). See docs/trace-files.md.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from .._errors import TraceAssertWarning, TraceLoadError
+from .._span import Span
+from ._common import Context
+from ._dispatch import ALIASES, FORMATS, canonical_format, convert_text
+from ._dump import dump_trace, to_otlp_json
+from ._parse import Buffer
+from ._read import DEFAULT_MAX_BYTES, expand_paths, read_bytes
+from ._redact import REDACTED, is_secret_key, redact_spans
+
+if TYPE_CHECKING:
+    from .._trace import Trace
+
+__all__ = [
+    "ALIASES",
+    "DEFAULT_MAX_BYTES",
+    "FORMATS",
+    "REDACTED",
+    "LoadResult",
+    "detect_format",
+    "dump_trace",
+    "is_secret_key",
+    "load_spans",
+    "load_trace",
+    "parse_spans",
+    "redact_spans",
+    "to_otlp_json",
+]
+
+PathArg = str | os.PathLike[str]
+
+
+@dataclass
+class LoadResult:
+    """The spans of one or more files, in file order, and what had to be repaired to read them."""
+
+    spans: list[Span] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    #: the format of each file read, by path
+    formats: dict[str, str | None] = field(default_factory=dict)
+
+
+def load_trace(
+    path_or_paths: PathArg | Iterable[PathArg],
+    *,
+    format: str | None = None,
+    max_bytes: int | None = DEFAULT_MAX_BYTES,
+) -> Trace:
+    """Load a file, several files, or a directory of trace files into one ``Trace``.
+
+    ``format`` (one of ``FORMATS`` or ``ALIASES``) skips auto-detection. ``max_bytes`` caps the size of
+    each file after decompression (None: no cap). Raises ``TraceLoadError`` for unreadable input; what
+    was repaired (a file cut off, invalid UTF-8) is in ``Trace.warnings`` and is also issued as a
+    ``TraceAssertWarning``.
+    """
+    import warnings
+
+    from .._trace import Trace
+
+    result = load_spans(path_or_paths, format=format, max_bytes=max_bytes)
+    for note in result.warnings:
+        warnings.warn(note, TraceAssertWarning, stacklevel=2)
+    paths = list(result.formats)
+    source = paths[0] if len(paths) == 1 else f"{len(paths)} files"
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return Trace(result.spans, warnings=result.warnings, source=source)
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def load_spans(
+    path_or_paths: PathArg | Iterable[PathArg],
+    *,
+    format: str | None = None,
+    max_bytes: int | None = DEFAULT_MAX_BYTES,
+) -> LoadResult:
+    """The spans of a file, several files, or a directory (``.json``, ``.jsonl``, ``.ndjson``, and those
+    gzip-compressed), in file order, with the warnings of what had to be repaired."""
+    forced = canonical_format(format)
+    result = LoadResult()
+    for path in expand_paths(path_or_paths):
+        where = str(path)
+        notes: list[str] = []
+        _parse_into(result, Buffer(read_bytes(path, max_bytes, notes)), where, forced, notes)
+    return result
+
+
+def parse_spans(
+    data: bytes | bytearray | memoryview | str, *, format: str | None = None, name: str = "<data>"
+) -> LoadResult:
+    """Like ``load_spans`` for content already in memory (not decompressed: pass the JSON itself)."""
+    forced = canonical_format(format)
+    result = LoadResult()
+    if isinstance(data, bytearray | memoryview):
+        data = bytes(data)
+    if not isinstance(data, bytes | str):
+        raise TraceLoadError(f"expected bytes or str, got {type(data).__name__}", path=name)
+    _parse_into(result, Buffer(data), name, forced, [])
+    return result
+
+
+def detect_format(source: PathArg | bytes) -> str:
+    """The format of a file (a path) or of content (bytes), as ``load_spans`` would read it.
+
+    Raises ``TraceLoadError`` when it is none of ``FORMATS`` or the content is not readable.
+    """
+    if isinstance(source, bytes):
+        result = parse_spans(source)
+    else:
+        result = load_spans(source)
+    found = [fmt for fmt in result.formats.values() if fmt is not None]
+    if not found:
+        raise TraceLoadError("no spans: the format cannot be told", formats_tried=FORMATS)
+    return found[0]
+
+
+def _parse_into(result: LoadResult, buffer: Buffer, where: str, forced: str | None, notes: list[str]) -> None:
+    ctx = Context(where, (forced,) if forced else FORMATS)
+    ctx.warnings.extend(notes)
+    was_enabled = gc.isenabled()
+    gc.disable()  # the collector would rescan the growing heap again and again: 3x slower
+    try:
+        fmt = convert_text(buffer, ctx, forced)
+    finally:
+        if was_enabled:
+            gc.enable()
+    result.formats[where] = fmt
+    if ctx.cuts:
+        cut = "; ".join(ctx.cuts[:3]) + (f" and {len(ctx.cuts) - 3} more" if len(ctx.cuts) > 3 else "")
+        dropped = f"; dropped {ctx.dropped} incomplete span record(s)" if ctx.dropped else ""
+        ctx.warnings.append(
+            f"{where}: the data is cut off at {cut} (a file still being written, or a crash): "
+            f"read the {len(ctx.spans)} complete span(s) before it{dropped}"
+        )
+    elif ctx.dropped:
+        ctx.warnings.append(f"{where}: dropped {ctx.dropped} span record(s) marked as incomplete")
+    if ctx.order_issues:
+        ctx.warnings.append(f"{where}: {ctx.order_issues} span(s) end before they start")
+    if fmt is None and not ctx.spans:
+        ctx.warnings.append(f"{where}: no spans in the file")
+    result.spans.extend(ctx.spans)
+    result.warnings.extend(ctx.warnings)

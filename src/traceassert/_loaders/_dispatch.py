@@ -1,0 +1,125 @@
+"""Which format a file is in, and turning one file's text into spans."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from .._errors import TraceLoadError
+from . import _jaeger, _okahu, _otlp, _sdk
+from ._common import CONVERSION_ERRORS, TRUNCATED, Context
+from ._parse import Buffer, Unit, iter_units
+
+__all__ = ["ALIASES", "FORMATS", "canonical_format", "classify", "convert_text"]
+
+Converter = Callable[[str | None, str, Any, Context], None]
+
+#: Format names, in the order auto-detection tries them.
+FORMATS: tuple[str, ...] = (_otlp.NAME, _jaeger.NAME, _sdk.NAME, _okahu.NAME)
+
+#: Other names accepted by ``format=``.
+ALIASES = {
+    "otlp-json": "otlp",
+    "otlp-jsonl": "otlp",
+    "otlp_json": "otlp",
+    "jsonl": "otlp",
+    "collector": "otlp",
+    "tempo": "otlp",
+    "monocle": "sdk",
+    "console": "sdk",
+    "sdk-json": "sdk",
+    "to_json": "sdk",
+}
+
+_MODULES = {m.NAME: m for m in (_otlp, _jaeger, _sdk, _okahu)}
+#: Envelope keys that hold a list of records (Okahu API responses, Okahu's ingest body, Jaeger).
+_ENVELOPE_KEYS = ("spans", "batch", "data", "results", "trace_spans")
+
+
+def canonical_format(name: str | None) -> str | None:
+    if name is None:
+        return None
+    key = name.strip().lower()
+    key = ALIASES.get(key, key)
+    if key not in _MODULES:
+        known = ", ".join(FORMATS + tuple(sorted(ALIASES)))
+        raise TraceLoadError(f"unknown format {name!r} (known: {known})")
+    return key
+
+
+def classify(value: Any) -> str | None:
+    """The format whose record ``value`` is, or None."""
+    for name in FORMATS:
+        if _MODULES[name].is_record(value):
+            return name
+    return None
+
+
+def _records(unit: Unit, forced: str | None) -> Iterator[tuple[str | None, str, Any, str | None]]:
+    """``(key, where, record, format)``: the unit itself, or the records of an envelope it is."""
+    key, where, value = unit
+    if key in _otlp.RESOURCE_SPANS_KEYS:
+        yield key, where, value, _otlp.NAME
+        return
+    if forced is not None and _MODULES[forced].is_record(value):
+        yield key, where, value, forced
+        return
+    fmt = classify(value)
+    if fmt is not None or value.__class__ is not dict:
+        yield key, where, value, fmt
+        return
+    for env_key in _ENVELOPE_KEYS:
+        items = value.get(env_key)
+        if items.__class__ is list:
+            for i, item in enumerate(items):
+                fmt = forced if forced is not None and _MODULES[forced].is_record(item) else classify(item)
+                yield env_key, f"{where}: {env_key}[{i}]", item, fmt
+            return
+    yield key, where, value, None
+
+
+def convert_text(buffer: Buffer, ctx: Context, forced: str | None) -> str | None:
+    """Add the spans of a file's content to ``ctx``; return the format found (None: no records)."""
+    fmt = forced
+    for unit in iter_units(buffer, ctx):
+        for key, where, record, found in _records(unit, forced):
+            # a record the end of the file cut through carries the repair's mark (so do its parents)
+            cut = record.__class__ is dict and TRUNCATED in record
+            if fmt is None:
+                if found is None:
+                    if cut:
+                        continue
+                    raise _unknown(ctx, where, record)
+                fmt = found
+            elif found != fmt and key not in _otlp.RESOURCE_SPANS_KEYS and not cut:
+                if forced is not None:
+                    raise ctx.error(f"not a {forced} record: {_describe(record)}", where)
+                if found is not None:
+                    raise ctx.error(f"a {found} record in a {fmt} file", where)
+            convert: Converter = _MODULES[fmt].convert
+            try:
+                convert(key, where, record, ctx)
+            except TraceLoadError:
+                if not cut:
+                    raise
+            except CONVERSION_ERRORS as exc:
+                # the spans completed before the cut are kept; the part cut through is dropped
+                if not cut:
+                    raise ctx.bad_record(where, exc) from None
+    bad = next((k for k in ctx.keys if k.__class__ is not str), None)
+    if bad is not None:
+        raise ctx.error(f"invalid record: attribute key {bad!r} is not a string")
+    return fmt
+
+
+def _describe(record: Any) -> str:
+    if record.__class__ is dict:
+        keys = ", ".join(repr(k) for k in list(record)[:8]) or "none"
+        return f"an object with keys {keys}"
+    if record.__class__ is list:
+        return "an array" if record else "an empty array"
+    return f"a {type(record).__name__} value"
+
+
+def _unknown(ctx: Context, where: str, record: Any) -> TraceLoadError:
+    return ctx.error(f"not a trace format this library reads: found {_describe(record)}", where)

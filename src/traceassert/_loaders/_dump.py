@@ -1,0 +1,158 @@
+"""Writing spans as OTLP JSON (TracesData) that ``load_trace`` reads back unchanged.
+
+Spec-compliant OTLP/JSON: lowerCamelCase fields, hex ids, integer enums, int64 as strings, typed
+AnyValues. Spans are grouped by resource, then by instrumentation scope, in the order they first
+appear. Python values map to AnyValue as: bool, int, float (NaN and infinities as the strings protobuf
+uses), str, bytes (base64), tuple/list (arrayValue), mapping (kvlistValue), None (an empty AnyValue);
+anything else is written as its ``str()``.
+"""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import json
+import math
+import os
+import uuid
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from .._span import Span, SpanEvent, SpanLink, spans_from
+
+__all__ = ["dump_trace", "to_otlp_json"]
+
+_KIND = {"INTERNAL": 1, "SERVER": 2, "CLIENT": 3, "PRODUCER": 4, "CONSUMER": 5}
+_STATUS = {"UNSET": 0, "OK": 1, "ERROR": 2}
+
+
+def _any(value: Any) -> dict[str, Any]:
+    if isinstance(value, str):
+        return {"stringValue": value}
+    if isinstance(value, bool):
+        return {"boolValue": value}
+    if isinstance(value, int):
+        return {"intValue": str(value)}
+    if isinstance(value, float):
+        if math.isfinite(value):
+            return {"doubleValue": value}
+        return {"doubleValue": "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")}
+    if isinstance(value, bytes | bytearray):
+        return {"bytesValue": base64.b64encode(value).decode("ascii")}
+    if isinstance(value, tuple | list):
+        return {"arrayValue": {"values": [_any(v) for v in value]}}
+    if isinstance(value, Mapping):
+        return {"kvlistValue": {"values": _attributes(value)}}
+    if value is None:
+        return {}
+    return {"stringValue": str(value)}
+
+
+def _attributes(attrs: Mapping[str, Any]) -> list[dict[str, Any]]:
+    return [{"key": str(k), "value": _any(v)} for k, v in attrs.items()]
+
+
+def _event(ev: SpanEvent) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if ev.timestamp_ns is not None:
+        out["timeUnixNano"] = str(ev.timestamp_ns)
+    out["name"] = ev.name
+    if ev.attributes:
+        out["attributes"] = _attributes(ev.attributes)
+    return out
+
+
+def _link(link: SpanLink) -> dict[str, Any]:
+    out: dict[str, Any] = {"traceId": link.trace_id, "spanId": link.span_id}
+    if link.attributes:
+        out["attributes"] = _attributes(link.attributes)
+    return out
+
+
+def _span(span: Span) -> dict[str, Any]:
+    out: dict[str, Any] = {"traceId": span.trace_id, "spanId": span.span_id}
+    if span.parent_id is not None:
+        out["parentSpanId"] = span.parent_id
+    out["name"] = span.name
+    out["kind"] = _KIND.get(span.kind, 0)
+    out["startTimeUnixNano"] = str(span.start_ns)
+    if span.end_ns is not None:
+        out["endTimeUnixNano"] = str(span.end_ns)
+    if span.attributes:
+        out["attributes"] = _attributes(span.attributes)
+    if span.events:
+        out["events"] = [_event(e) for e in span.events]
+    if span.links:
+        out["links"] = [_link(lk) for lk in span.links]
+    status: dict[str, Any] = {}
+    if span.status.code != "UNSET":
+        status["code"] = _STATUS.get(span.status.code, 0)
+    if span.status.description is not None:
+        status["message"] = span.status.description
+    out["status"] = status
+    return out
+
+
+def to_otlp_json(spans: Iterable[Any]) -> dict[str, Any]:
+    """A TracesData document (plain dict) for ``spans`` (traceassert Spans or SDK ReadableSpans)."""
+    resources: dict[str, dict[str, Any]] = {}
+    resource_keys: dict[int, str] = {}
+    for span in spans_from(spans):
+        res_key = resource_keys.get(id(span.resource))
+        if res_key is None:
+            encoded = _attributes(span.resource)
+            res_key = json.dumps(encoded, sort_keys=True, default=str)
+            resource_keys[id(span.resource)] = res_key
+            if res_key not in resources:
+                resources[res_key] = {"resource": {"attributes": encoded}, "scopes": {}}
+        scopes: dict[tuple[str | None, str | None], list[dict[str, Any]]] = resources[res_key]["scopes"]
+        scopes.setdefault((span.scope_name, span.scope_version), []).append(_span(span))
+    resource_spans = []
+    for group in resources.values():
+        scope_spans = []
+        for (name, version), items in group["scopes"].items():
+            scope: dict[str, Any] = {}
+            if name is not None:
+                scope["name"] = name
+            if version is not None:
+                scope["version"] = version
+            scope_spans.append({"scope": scope, "spans": items})
+        resource_spans.append({"resource": group["resource"], "scopeSpans": scope_spans})
+    return {"resourceSpans": resource_spans}
+
+
+def dump_trace(
+    trace_or_spans: Any, path: str | os.PathLike[str], *, redact: bool | Iterable[str] = False
+) -> None:
+    """Write a Trace (or a Capture, or spans) to ``path`` as OTLP JSON; gzip when the name ends in ``.gz``.
+
+    ``redact=True`` replaces the values of secret-looking attributes (authorization, api keys, tokens,
+    passwords, secrets, cookies) with ``"[REDACTED]"``; an iterable of regular expressions adds keys
+    to redact. The file is written to a temporary name and renamed, so readers never see half of it;
+    ``OSError`` propagates.
+    """
+    from ._redact import redact_spans
+
+    spans = getattr(trace_or_spans, "spans", trace_or_spans)
+    items = spans_from(spans)
+    if redact is not False:
+        items = redact_spans(items, () if redact is True else redact)
+    doc = to_otlp_json(items)
+    try:
+        text = json.dumps(doc, ensure_ascii=False, separators=(",", ":")) + "\n"
+        data = text.encode("utf-8")
+    except UnicodeEncodeError:  # lone surrogates: escape them, JSON can carry them that way
+        data = (json.dumps(doc, ensure_ascii=True, separators=(",", ":")) + "\n").encode("ascii")
+    target = Path(path)
+    if target.name.lower().endswith(".gz"):
+        data = gzip.compress(data, mtime=0)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_name(f".{target.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")
+    try:
+        with tmp.open("xb") as fh:
+            fh.write(data)
+        os.replace(tmp, target)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise

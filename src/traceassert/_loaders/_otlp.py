@@ -1,0 +1,309 @@
+"""OTLP JSON: ExportTraceServiceRequest / TracesData, as the OTLP/JSON spec, protobuf's generic JSON
+writer, the Collector's file exporter, Tempo and older SDKs write it.
+
+Accepted: lowerCamelCase and snake_case field names; ids in hex and in base64; enums as integers,
+integer strings or names (``SPAN_KIND_CLIENT``, ``STATUS_CODE_ERROR``); int64 as strings or numbers;
+doubles as numbers or ``"NaN"``/``"Infinity"``; the ``{"batches": [...]}`` envelope (Tempo) and
+``instrumentationLibrarySpans``/``instrumentationLibrary`` (before OTLP 0.15).
+
+AnyValue mapping: string, bool, int, double as themselves; ``arrayValue`` a tuple; ``kvlistValue`` a
+read-only mapping; ``bytesValue`` the decoded ``bytes``; an empty AnyValue None.
+"""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Callable, Mapping
+from types import MappingProxyType
+from typing import Any
+
+from .._span import EMPTY_MAPPING, SpanEvent, SpanLink, Status
+from ._common import (
+    CONVERSION_ERRORS,
+    MAX_VALUE_DEPTH,
+    TRUNCATED,
+    Context,
+    hex_id,
+    make_span,
+    parent_id,
+    status_of,
+)
+
+__all__ = ["NAME", "RESOURCE_SPANS_KEYS", "convert", "is_record"]
+
+NAME = "otlp"
+
+#: Where a request keeps its ResourceSpans.
+RESOURCE_SPANS_KEYS = ("resourceSpans", "resource_spans", "batches")
+_SCOPE_SPANS_KEYS = (
+    "scopeSpans",
+    "scope_spans",
+    "instrumentationLibrarySpans",
+    "instrumentation_library_spans",
+)
+_SCOPE_KEYS = ("scope", "instrumentationLibrary", "instrumentation_library")
+
+_KINDS: dict[Any, str] = {
+    0: "INTERNAL",  # SPAN_KIND_UNSPECIFIED: the SDKs treat it as internal
+    1: "INTERNAL",
+    2: "SERVER",
+    3: "CLIENT",
+    4: "PRODUCER",
+    5: "CONSUMER",
+}
+for _number, _kind in list(_KINDS.items()):
+    _KINDS[str(_number)] = _kind
+    _KINDS["SPAN_KIND_" + _kind] = _kind
+    _KINDS[_kind] = _kind
+_KINDS["SPAN_KIND_UNSPECIFIED"] = "INTERNAL"
+
+_UNSET = status_of("UNSET", None)
+
+#: ResourceSpans already decoded into typed structs (``_otlp_fast``), by struct type
+TYPED_CONVERTERS: dict[type, Callable[[Any, str, Context], None]] = {}
+
+_STATUS: dict[Any, str] = {0: "UNSET", 1: "OK", 2: "ERROR"}
+for _number, _code in list(_STATUS.items()):
+    _STATUS[str(_number)] = _code
+    _STATUS["STATUS_CODE_" + _code] = _code
+    _STATUS[_code] = _code
+
+# snake_case span fields to the lowerCamelCase ones the converter reads
+_SNAKE = {
+    "trace_id": "traceId",
+    "span_id": "spanId",
+    "parent_span_id": "parentSpanId",
+    "start_time_unix_nano": "startTimeUnixNano",
+    "end_time_unix_nano": "endTimeUnixNano",
+    "time_unix_nano": "timeUnixNano",
+}
+
+
+def is_record(value: Any) -> bool:
+    """A request (TracesData) or a single ResourceSpans."""
+    if value.__class__ is not dict:
+        return False
+    return any(k in value for k in RESOURCE_SPANS_KEYS) or any(k in value for k in _SCOPE_SPANS_KEYS)
+
+
+def convert(key: str | None, where: str, value: Any, ctx: Context) -> None:
+    """Add the spans of a request, or of one ResourceSpans when ``key`` names the array it came from."""
+    if key in RESOURCE_SPANS_KEYS:
+        fast = TYPED_CONVERTERS.get(value.__class__)
+        if fast is not None:
+            fast(value, where, ctx)
+        else:
+            _resource_spans(value, where, ctx)
+        return
+    if value.__class__ is not dict:
+        raise ctx.bad_record(where, TypeError("expected an OTLP request object"))
+    found = False
+    for rs_key in RESOURCE_SPANS_KEYS:
+        items = value.get(rs_key)
+        if items is None:
+            continue
+        found = True
+        if items.__class__ is not list:
+            raise ctx.bad_record(f"{where}: {rs_key}", TypeError("expected an array"))
+        for i, rs in enumerate(items):
+            _resource_spans(rs, f"{where}: {rs_key}[{i}]", ctx)
+    if not found and any(k in value for k in _SCOPE_SPANS_KEYS):
+        _resource_spans(value, where, ctx)
+
+
+def _resource_spans(rs: Any, where: str, ctx: Context) -> None:
+    try:
+        resource = rs.get("resource")
+        resource_attrs = _attributes(resource.get("attributes"), ctx.keys) if resource else EMPTY_MAPPING
+    except CONVERSION_ERRORS as exc:
+        raise ctx.bad_record(f"{where}.resource", exc) from None
+    for ss_key in _SCOPE_SPANS_KEYS:
+        scope_spans = rs.get(ss_key)
+        if scope_spans is None:
+            continue
+        if scope_spans.__class__ is not list:
+            raise ctx.bad_record(f"{where}.{ss_key}", TypeError("expected an array"))
+        for j, ss in enumerate(scope_spans):
+            here = f"{where}.{ss_key}[{j}]"
+            try:
+                scope = None
+                for scope_key in _SCOPE_KEYS:
+                    scope = ss.get(scope_key)
+                    if scope is not None:
+                        break
+                scope_name = scope_version = None
+                if scope:
+                    scope_name = _optional_str(scope.get("name"))
+                    scope_version = _optional_str(scope.get("version"))
+                spans = ss.get("spans") or ()
+                if spans.__class__ is not list and spans != ():
+                    raise TypeError("spans must be an array")
+            except CONVERSION_ERRORS as exc:
+                raise ctx.bad_record(here, exc) from None
+            for k, span in enumerate(spans):
+                try:
+                    _span(span, resource_attrs, scope_name, scope_version, ctx)
+                except CONVERSION_ERRORS as exc:
+                    raise ctx.bad_record(f"{here}.spans[{k}]", exc) from None
+
+
+def _enum(table: dict[Any, str], value: Any, what: str) -> str:
+    if value is None:
+        return table[0]
+    try:
+        return table[value]
+    except (KeyError, TypeError):
+        raise ValueError(f"unknown {what} {value!r}") from None
+
+
+def _optional_str(value: Any) -> str | None:
+    if value is None or value.__class__ is str:
+        return value
+    raise TypeError(f"expected a string, got {type(value).__name__}")
+
+
+def _span(
+    sp: Any,
+    resource: Mapping[str, Any],
+    scope_name: str | None,
+    scope_version: str | None,
+    ctx: Context,
+) -> None:
+    if TRUNCATED in sp:
+        ctx.dropped += 1
+        return
+    if "traceId" not in sp and "trace_id" in sp:
+        sp = {_SNAKE.get(k, k): v for k, v in sp.items()}
+    get = sp.get
+    keys = ctx.keys
+    attrs = get("attributes")
+    events = get("events")
+    links = get("links")
+    status = get("status")
+    kind = get("kind")
+    start = get("startTimeUnixNano")
+    end = get("endTimeUnixNano")
+    start_ns = int(start) if start else 0
+    end_ns = int(end) if end else None
+    if end_ns is not None and end_ns < start_ns:
+        ctx.order_issues += 1
+    raw_trace = sp["traceId"]
+    trace_ids = ctx.trace_ids  # the same trace id comes on every span of a trace: convert it once
+    trace_id = trace_ids.get(raw_trace)
+    if trace_id is None:
+        trace_id = trace_ids[raw_trace] = hex_id(raw_trace, 16)
+    parent = get("parentSpanId")
+    ctx.spans.append(
+        make_span(
+            trace_id,
+            hex_id(sp["spanId"], 8),
+            parent_id(parent) if parent else None,
+            sp["name"],
+            _KINDS[kind] if kind.__class__ is int and 0 < kind < 6 else _enum(_KINDS, kind, "span kind"),
+            start_ns,
+            end_ns,
+            _status(status) if status else _UNSET,
+            _attributes(attrs, keys) if attrs else EMPTY_MAPPING,
+            tuple([_event(e, keys) for e in events]) if events else (),
+            resource,
+            scope_name,
+            scope_version,
+            tuple([_link(lk, keys) for lk in links]) if links else (),
+        )
+    )
+
+
+def _status(status: Any) -> Status:
+    code = status.get("code")
+    return status_of(_enum(_STATUS, code, "status code"), status.get("message"))
+
+
+def _event(ev: Any, keys: dict[str, str]) -> SpanEvent:
+    ts = ev.get("timeUnixNano")
+    if ts is None:
+        ts = ev.get("time_unix_nano")
+    name = ev.get("name", "")
+    if name.__class__ is not str:
+        raise TypeError("event name must be a string")
+    attrs = ev.get("attributes")
+    return SpanEvent(
+        name, int(ts) if ts is not None else None, _attributes(attrs, keys) if attrs else EMPTY_MAPPING
+    )
+
+
+def _link(lk: Any, keys: dict[str, str]) -> SpanLink:
+    trace_id = lk.get("traceId")
+    if trace_id is None:
+        trace_id = lk.get("trace_id")
+    span_id = lk.get("spanId")
+    if span_id is None:
+        span_id = lk.get("span_id")
+    attrs = lk.get("attributes")
+    return SpanLink(
+        hex_id(trace_id, 16), hex_id(span_id, 8), _attributes(attrs, keys) if attrs else EMPTY_MAPPING
+    )
+
+
+def _attributes(items: Any, keys: dict[str, str], depth: int = 0) -> Mapping[str, Any]:
+    """A list of OTLP KeyValue as a read-only mapping (a repeated key: the last one wins).
+
+    Keys are shared through ``keys``; that they are strings is checked once per file, on ``keys``.
+    """
+    if not items:
+        return EMPTY_MAPPING
+    if items.__class__ is not list:
+        raise TypeError(f"attributes must be an array, got {type(items).__name__}")
+    out: dict[str, Any] = {}
+    intern = keys.setdefault
+    for kv in items:
+        key = kv["key"]
+        value = kv.get("value")
+        if value.__class__ is dict:
+            text = value.get("stringValue")
+            if text.__class__ is str:
+                out[intern(key, key)] = text
+                continue
+        out[intern(key, key)] = None if value is None else _any(value, depth, keys)
+    return MappingProxyType(out)
+
+
+def _any(value: Any, depth: int, keys: dict[str, str]) -> Any:
+    """One OTLP AnyValue."""
+    if value.__class__ is not dict:
+        raise TypeError(f"attribute value must be an object, got {type(value).__name__}")
+    for kind, item in value.items():
+        if kind == "stringValue" or kind == "string_value":
+            if item.__class__ is not str:
+                raise TypeError("stringValue must be a string")
+            return item
+        if kind == "intValue" or kind == "int_value":
+            if item.__class__ is bool or item.__class__ is float:
+                raise TypeError("intValue must be an integer or a string")
+            return int(item)
+        if kind == "doubleValue" or kind == "double_value":
+            if item.__class__ is bool:
+                raise TypeError("doubleValue must be a number")
+            return float(item)
+        if kind == "boolValue" or kind == "bool_value":
+            if item.__class__ is not bool:
+                raise TypeError("boolValue must be true or false")
+            return item
+        if kind == "arrayValue" or kind == "array_value":
+            if depth >= MAX_VALUE_DEPTH:
+                raise ValueError(f"attribute value nested deeper than {MAX_VALUE_DEPTH} levels")
+            values = item.get("values") if item else None
+            if not values:
+                return ()
+            if values.__class__ is not list:
+                raise TypeError("arrayValue.values must be an array")
+            return tuple([_any(v, depth + 1, keys) if v is not None else None for v in values])
+        if kind == "kvlistValue" or kind == "kvlist_value":
+            if depth >= MAX_VALUE_DEPTH:
+                raise ValueError(f"attribute value nested deeper than {MAX_VALUE_DEPTH} levels")
+            values = item.get("values") if item else None
+            return _attributes(values, keys, depth + 1)
+        if kind == "bytesValue" or kind == "bytes_value":
+            if item.__class__ is not str:
+                raise TypeError("bytesValue must be a base64 string")
+            return base64.b64decode(item, validate=True)
+    return None

@@ -1,0 +1,253 @@
+"""The fast path for OTLP JSON when msgspec is installed: one ResourceSpans decoded straight into
+typed structs, then converted, which is about twice as fast as going through dicts.
+
+The structs know every field of the OTLP/JSON (lowerCamelCase) messages and refuse anything else, so
+snake_case, older field names or a field added by a newer OTLP make ``decode`` return None, and the
+element takes the general path in ``_otlp``. Both paths give the same spans (tested).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Any
+
+import msgspec
+
+from .._span import EMPTY_MAPPING, SpanEvent, SpanLink
+from ._common import CONVERSION_ERRORS, Context, hex_id, make_span, parent_id, status_of
+from ._otlp import _KINDS, _STATUS, _UNSET, TYPED_CONVERTERS, _any, _enum
+
+__all__ = ["ResourceSpans", "convert", "decode"]
+
+_U: Any = msgspec.UNSET
+_ANY_FIELDS = (
+    "stringValue",
+    "boolValue",
+    "intValue",
+    "doubleValue",
+    "arrayValue",
+    "kvlistValue",
+    "bytesValue",
+)
+
+
+class _Strict(msgspec.Struct, gc=False, forbid_unknown_fields=True):
+    pass
+
+
+class AnyValue(_Strict):
+    stringValue: Any = _U
+    boolValue: Any = _U
+    intValue: Any = _U
+    doubleValue: Any = _U
+    arrayValue: Any = _U
+    kvlistValue: Any = _U
+    bytesValue: Any = _U
+
+
+class KeyValue(_Strict):
+    key: Any = None
+    value: AnyValue | None = None
+
+
+class Status(_Strict):
+    code: Any = None
+    message: Any = None
+
+
+class Event(_Strict):
+    timeUnixNano: Any = None
+    name: Any = ""
+    attributes: list[KeyValue] | None = None
+    droppedAttributesCount: Any = None
+
+
+class Link(_Strict):
+    traceId: Any = None
+    spanId: Any = None
+    traceState: Any = None
+    attributes: list[KeyValue] | None = None
+    droppedAttributesCount: Any = None
+    flags: Any = None
+
+
+class Span(_Strict):
+    traceId: Any = None
+    spanId: Any = None
+    traceState: Any = None
+    parentSpanId: Any = None
+    flags: Any = None
+    name: Any = None
+    kind: Any = None
+    startTimeUnixNano: Any = None
+    endTimeUnixNano: Any = None
+    attributes: list[KeyValue] | None = None
+    droppedAttributesCount: Any = None
+    events: list[Event] | None = None
+    droppedEventsCount: Any = None
+    links: list[Link] | None = None
+    droppedLinksCount: Any = None
+    status: Status | None = None
+
+
+class Scope(_Strict):
+    name: Any = None
+    version: Any = None
+    attributes: list[KeyValue] | None = None
+    droppedAttributesCount: Any = None
+
+
+class ScopeSpans(_Strict):
+    scope: Scope | None = None
+    spans: list[Span] | None = None
+    schemaUrl: Any = None
+
+
+class Resource(_Strict):
+    attributes: list[KeyValue] | None = None
+    droppedAttributesCount: Any = None
+    entityRefs: Any = None
+
+
+class ResourceSpans(_Strict):
+    resource: Resource | None = None
+    scopeSpans: list[ScopeSpans] | None = None
+    schemaUrl: Any = None
+
+
+_decoder = msgspec.json.Decoder(ResourceSpans)
+
+
+def decode(raw: Any) -> ResourceSpans | None:
+    """One ResourceSpans element, or None when it is not plain lowerCamelCase OTLP/JSON."""
+    try:
+        return _decoder.decode(raw)
+    except (msgspec.MsgspecError, RecursionError):
+        return None
+
+
+def _attributes(items: list[KeyValue], keys: dict[str, str]) -> Mapping[str, Any]:
+    out: dict[str, Any] = {}
+    intern = keys.setdefault
+    for kv in items:
+        key = kv.key
+        value = kv.value
+        if value is not None:
+            text = value.stringValue
+            if text.__class__ is str:
+                out[intern(key, key)] = text
+                continue
+            fields = {f: v for f in _ANY_FIELDS if (v := getattr(value, f)) is not _U}
+            out[intern(key, key)] = _any(fields, 0, keys)
+        else:
+            out[intern(key, key)] = None
+    return MappingProxyType(out)
+
+
+def _optional_str(value: Any) -> str | None:
+    if value is None or value.__class__ is str:
+        return value
+    raise TypeError(f"expected a string, got {type(value).__name__}")
+
+
+def convert(rs: ResourceSpans, where: str, ctx: Context) -> None:
+    """Add the spans of one decoded ResourceSpans."""
+    keys = ctx.keys
+    try:
+        resource = rs.resource
+        res = (
+            _attributes(resource.attributes, keys)
+            if resource is not None and resource.attributes
+            else EMPTY_MAPPING
+        )
+    except CONVERSION_ERRORS as exc:
+        raise ctx.bad_record(f"{where}.resource", exc) from None
+    for j, ss in enumerate(rs.scopeSpans or ()):
+        try:
+            scope = ss.scope
+            scope_name = _optional_str(scope.name) if scope is not None else None
+            scope_version = _optional_str(scope.version) if scope is not None else None
+        except CONVERSION_ERRORS as exc:
+            raise ctx.bad_record(f"{where}.scopeSpans[{j}].scope", exc) from None
+        for k, sp in enumerate(ss.spans or ()):
+            try:
+                _span(sp, res, scope_name, scope_version, ctx, keys)
+            except CONVERSION_ERRORS as exc:
+                raise ctx.bad_record(f"{where}.scopeSpans[{j}].spans[{k}]", exc) from None
+
+
+def _span(
+    sp: Span,
+    res: Mapping[str, Any],
+    scope_name: str | None,
+    scope_version: str | None,
+    ctx: Context,
+    keys: dict[str, str],
+) -> None:
+    start = sp.startTimeUnixNano
+    end = sp.endTimeUnixNano
+    start_ns = int(start) if start else 0
+    end_ns = int(end) if end else None
+    if end_ns is not None and end_ns < start_ns:
+        ctx.order_issues += 1
+    raw_trace = sp.traceId
+    if raw_trace is None:
+        raise KeyError("traceId")
+    if sp.spanId is None:
+        raise KeyError("spanId")
+    trace_ids = ctx.trace_ids
+    trace_id = trace_ids.get(raw_trace)
+    if trace_id is None:
+        trace_id = trace_ids[raw_trace] = hex_id(raw_trace, 16)
+    kind = sp.kind
+    status = sp.status
+    attrs = sp.attributes
+    events = sp.events
+    links = sp.links
+    parent = sp.parentSpanId
+    if sp.name is None:
+        raise KeyError("name")
+    ctx.spans.append(
+        make_span(
+            trace_id,
+            hex_id(sp.spanId, 8),
+            parent_id(parent) if parent else None,
+            sp.name,
+            _KINDS[kind] if kind.__class__ is int and 0 < kind < 6 else _enum(_KINDS, kind, "span kind"),
+            start_ns,
+            end_ns,
+            status_of(_enum(_STATUS, status.code, "status code"), status.message)
+            if status is not None
+            else _UNSET,
+            _attributes(attrs, keys) if attrs else EMPTY_MAPPING,
+            tuple([_event(e, keys) for e in events]) if events else (),
+            res,
+            scope_name,
+            scope_version,
+            tuple([_link(lk, keys) for lk in links]) if links else (),
+        )
+    )
+
+
+def _event(ev: Event, keys: dict[str, str]) -> SpanEvent:
+    name = ev.name
+    if name.__class__ is not str:
+        raise TypeError("event name must be a string")
+    ts = ev.timeUnixNano
+    return SpanEvent(
+        name,
+        int(ts) if ts is not None else None,
+        _attributes(ev.attributes, keys) if ev.attributes else EMPTY_MAPPING,
+    )
+
+
+def _link(lk: Link, keys: dict[str, str]) -> SpanLink:
+    return SpanLink(
+        hex_id(lk.traceId, 16),
+        hex_id(lk.spanId, 8),
+        _attributes(lk.attributes, keys) if lk.attributes else EMPTY_MAPPING,
+    )
+
+
+TYPED_CONVERTERS[ResourceSpans] = convert

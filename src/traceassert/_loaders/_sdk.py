@@ -1,0 +1,180 @@
+"""OpenTelemetry SDK span dumps: ``ReadableSpan.to_json()`` objects, and Monocle's files.
+
+Where they come from: a JSON array of them (Monocle's file exporter writes ``[`` span ``,`` span ... ``]``),
+JSON Lines of them, and ``ConsoleSpanExporter`` output (pretty objects one after another). Ids with or
+without ``0x``; times as ISO 8601 strings (microseconds: the SDK rounds nanoseconds away); ``kind``
+``"SpanKind.CLIENT"`` (or a name, or the SDK enum's number); status ``status_code``/``description``
+(Monocle also writes ``code``/``message``); ``resource`` ``{"attributes": ..., "schema_url": ...}``.
+The SDK's JSON has no instrumentation scope, so ``scope_name`` is None unless the file carries one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from .._span import EMPTY_MAPPING, Status
+from ._common import (
+    TRUNCATED,
+    Context,
+    event,
+    freeze_attributes_json,
+    hex_id,
+    iso_to_ns,
+    link,
+    make_span,
+    parent_id,
+    status_of,
+)
+
+__all__ = ["NAME", "convert", "is_record", "kind_of", "status_from_json"]
+
+NAME = "sdk"
+
+# the SDK's SpanKind enum numbers (not OTLP's): INTERNAL=0 ... CONSUMER=4
+_KINDS = ("INTERNAL", "SERVER", "CLIENT", "PRODUCER", "CONSUMER")
+_KIND_NAMES = {**{k: k for k in _KINDS}, **{str(i): k for i, k in enumerate(_KINDS)}}
+_CODES = {"UNSET": "UNSET", "OK": "OK", "ERROR": "ERROR", "0": "UNSET", "1": "OK", "2": "ERROR"}
+_SCOPE_KEYS = ("instrumentation_scope", "instrumentationScope", "scope", "instrumentation_info")
+
+
+def is_record(value: Any) -> bool:
+    """A ``to_json()`` span object: ``name`` and a ``context`` with ids."""
+    return value.__class__ is dict and "name" in value and value.get("context").__class__ is dict
+
+
+def kind_of(value: Any) -> str:
+    """``"SpanKind.CLIENT"``, ``"CLIENT"``, ``"client"``, ``"2"`` (the SDK enum) or None (internal)."""
+    if value is None:
+        return "INTERNAL"
+    if value.__class__ is int:
+        value = str(value)
+    if value.__class__ is not str:
+        raise TypeError(f"span kind must be a string, got {type(value).__name__}")
+    name = value.rpartition(".")[2].upper()
+    if name.startswith("SPAN_KIND_"):
+        name = name[10:]
+    try:
+        return _KIND_NAMES[name]
+    except KeyError:
+        raise ValueError(f"unknown span kind {value!r}") from None
+
+
+def status_from_json(value: Any) -> Status:
+    """``{"status_code": "OK", "description": ...}``, ``{"code": "ok", "message": ...}`` or ``"OK"``."""
+    if not value:
+        return status_of("UNSET", None)
+    code: Any
+    description: Any
+    if value.__class__ is str:
+        code, description = value, None
+    elif value.__class__ is dict:
+        code = value.get("status_code")
+        if code is None:
+            code = value.get("code")
+        description = value.get("description")
+        if description is None:
+            description = value.get("message")
+    else:
+        raise TypeError(f"status must be an object or a string, got {type(value).__name__}")
+    if code is None:
+        name = "UNSET"
+    else:
+        if code.__class__ is int:
+            code = str(code)
+        if code.__class__ is not str:
+            raise TypeError("status code must be a string")
+        name = code.rpartition(".")[2].upper()
+        if name.startswith("STATUS_CODE_"):
+            name = name[12:]
+        if name not in _CODES:
+            raise ValueError(f"unknown status code {code!r}")
+        name = _CODES[name]
+    return status_of(name, description)
+
+
+def _resource(value: Any, keys: dict[str, str]) -> Mapping[str, Any]:
+    if not value:
+        return EMPTY_MAPPING
+    if value.__class__ is not dict:
+        raise TypeError("resource must be an object")
+    attrs = value.get("attributes")
+    return freeze_attributes_json(attrs, keys) if attrs else EMPTY_MAPPING
+
+
+def _scope(value: dict[str, Any]) -> tuple[str | None, str | None]:
+    for key in _SCOPE_KEYS:
+        scope = value.get(key)
+        if scope:
+            if scope.__class__ is not dict:
+                raise TypeError(f"{key} must be an object")
+            name, version = scope.get("name"), scope.get("version")
+            for item in (name, version):
+                if item is not None and item.__class__ is not str:
+                    raise TypeError("scope name and version must be strings")
+            return name, version
+    return None, None
+
+
+def events_from_json(items: Any, keys: dict[str, str]) -> tuple[Any, ...]:
+    if not items:
+        return ()
+    if items.__class__ is not list:
+        raise TypeError("events must be an array")
+    return tuple(
+        [
+            event(
+                ev["name"], iso_to_ns(ev.get("timestamp")), freeze_attributes_json(ev.get("attributes"), keys)
+            )
+            for ev in items
+        ]
+    )
+
+
+def _links(items: Any, keys: dict[str, str]) -> tuple[Any, ...]:
+    if not items:
+        return ()
+    if items.__class__ is not list:
+        raise TypeError("links must be an array")
+    out = []
+    for lk in items:
+        context = lk["context"]
+        out.append(
+            link(
+                hex_id(context["trace_id"], 16),
+                hex_id(context["span_id"], 8),
+                freeze_attributes_json(lk.get("attributes"), keys),
+            )
+        )
+    return tuple(out)
+
+
+def convert(key: str | None, where: str, value: Any, ctx: Context) -> None:
+    """Add one ``to_json()`` span."""
+    if value.__class__ is not dict:
+        raise TypeError(f"expected a span object, got {type(value).__name__}")
+    if TRUNCATED in value:
+        ctx.dropped += 1
+        return
+    keys = ctx.keys
+    context = value["context"]
+    scope_name, scope_version = _scope(value)
+    start = iso_to_ns(value.get("start_time"))
+    ctx.add(
+        make_span(
+            hex_id(context["trace_id"], 16),
+            hex_id(context["span_id"], 8),
+            parent_id(value.get("parent_id")),
+            value["name"],
+            kind_of(value.get("kind")),
+            start if start is not None else 0,
+            iso_to_ns(value.get("end_time")),
+            status_from_json(value.get("status")),
+            freeze_attributes_json(value.get("attributes"), keys),
+            events_from_json(value.get("events"), keys),
+            _resource(value.get("resource"), keys),
+            scope_name,
+            scope_version,
+            _links(value.get("links"), keys),
+        )
+    )
