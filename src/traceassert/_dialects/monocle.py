@@ -1,14 +1,287 @@
-"""The monocle span dialect (not yet implemented: understands no span)."""
+"""The Monocle dialect (``monocle-apptrace``): ``span.type``, ``entity.N.*`` attributes and data events.
+
+A Monocle span says what it is in ``span.type``:
+
+- ``workflow`` (the root Monocle adds to every trace) and ``agentic.turn`` / ``agentic.request`` (the
+  request sent to the top-level agent) are workflows;
+- ``agentic.invocation`` is an agent run, ``agentic.tool.invocation`` and ``agentic.mcp.invocation`` are
+  tool executions; ``agentic.delegation`` (a handoff between agents) is recorded as ``other``: the agent
+  handed to has its own invocation span, nested wherever the producer put it;
+- ``inference`` (a provider call), ``inference.framework`` (a framework's model call, e.g. LangChain's)
+  and ``*.modelapi`` (a provider call made inside a framework call: it carries no usage) are model calls;
+  nested ones collapse into one logical call in the reconstructor; ``embedding`` is an embeddings call;
+- ``retrieval`` is a retrieval; anything else (``http.process``, ``generic``, ...) is ``other``.
+
+Names come from ``entity.N.name`` of the entity whose ``entity.N.type`` has the expected prefix
+(``agent.``, ``tool.``, ``model.llm.``, ...). Inputs and outputs are in span events: ``data.input``
+(``input``), ``data.output`` (``response``, or ``output`` for MCP tools, and ``error_code``) and
+``metadata`` (``prompt_tokens``, ``completion_tokens``, ``total_tokens``, ``finish_reason``,
+``finish_type``). Monocle's own scopes are ``scope.<name>`` attributes, read by the scope checks as they
+are.
+"""
 
 from __future__ import annotations
 
-from .._span import Span
-from ._base import Operation
+from collections.abc import Mapping
+from typing import Any
 
-__all__ = ["NAME", "classify"]
+from .._records import ErrorInfo
+from .._span import Span
+from ._base import Operation, ToolCallRequest, as_int, as_str, error_info, maybe_json
+from ._messages import message_text
+
+__all__ = ["NAME", "classify", "entity"]
 
 NAME = "monocle"
 
+SPAN_TYPE = "span.type"
+_WORKFLOW_TYPES = frozenset({"workflow", "agentic.turn", "agentic.request"})
+_AGENT_TYPES = frozenset({"agentic.invocation"})
+_TOOL_TYPES = frozenset({"agentic.tool.invocation", "agentic.mcp.invocation"})
+_MODEL_TYPES = frozenset({"inference", "inference.framework"})
+_RETRIEVAL_TYPES = frozenset({"retrieval"})
+_EMBEDDING_TYPES = frozenset({"embedding"})
+_OTHER_TYPES = frozenset({"agentic.delegation", "generic", "http.process", "http.send", "a2a.resolve"})
+_KNOWN = _WORKFLOW_TYPES | _AGENT_TYPES | _TOOL_TYPES | _MODEL_TYPES | _RETRIEVAL_TYPES | _EMBEDDING_TYPES
+_MODELAPI = ".modelapi"
+_USER_ROLES = ("user", "human")
+
+
+def _is_monocle(span: Span, span_type: str) -> bool:
+    attrs = span.attributes
+    if "monocle_apptrace.version" in attrs or (span.scope_name or "").startswith("monocle"):
+        return True
+    # files exported without the version key: a known span.type together with Monocle's entities
+    known = span_type in _KNOWN or span_type in _OTHER_TYPES or span_type.endswith(_MODELAPI)
+    return known and ("entity.count" in attrs or any(key.startswith("entity.1.") for key in attrs))
+
+
+def entity(attrs: Mapping[str, Any], *prefixes: str, key: str = "name") -> str | None:
+    """``entity.N.<key>`` of the lowest-numbered entity whose type starts with one of ``prefixes``."""
+    index = 1
+    misses = 0
+    while misses < 3:  # entity numbers are dense in practice; tolerate a small gap
+        etype = attrs.get(f"entity.{index}.type")
+        name = attrs.get(f"entity.{index}.name")
+        if etype is None and name is None:
+            misses += 1
+        else:
+            misses = 0
+            if isinstance(etype, str) and etype.startswith(prefixes):
+                value = attrs.get(f"entity.{index}.{key}")
+                if value is not None and value != "":
+                    return as_str(value)
+        index += 1
+    return None
+
+
+def _event_value(span: Span, event: str, *keys: str, last: bool = False) -> Any:
+    events = [ev for ev in span.events if ev.name == event]
+    if last:
+        events.reverse()
+    for ev in events:
+        for key in keys:
+            value = ev.attributes.get(key)
+            if value is not None and value != "":
+                return value
+    return None
+
+
+def _text(value: Any) -> Any:
+    """The text a Monocle input/output holds: a state with ``messages``, a list of texts or of messages
+    (``{role: text}``, ``[role, text]``, chat messages; the user's are kept), a ``{role: text}`` message,
+    or plain text. Anything else is returned parsed, as it is."""
+    value = maybe_json(value)
+    if isinstance(value, str):
+        return value
+    if isinstance(value, Mapping):
+        if "messages" in value:
+            text = _user_text(value["messages"])
+            return text if text is not None else value
+        if len(value) == 1:
+            (only,) = value.values()
+            if isinstance(only, str):
+                return only
+        text = _user_text([value]) if "role" in value else None
+        return text if text is not None else value
+    if isinstance(value, list | tuple):
+        text = _user_text(value)
+        return text if text is not None else value
+    return value
+
+
+def _user_text(messages: Any) -> str | None:
+    """The user texts of a message list (all texts when none has a role); None when there is none."""
+    if not isinstance(messages, list | tuple):
+        return None
+    plain: list[str] = []
+    tagged: list[tuple[Any, str]] = []
+    for item in messages:
+        msg = maybe_json(item)
+        if isinstance(msg, str):
+            plain.append(msg)
+        elif isinstance(msg, list | tuple) and len(msg) == 2 and isinstance(msg[1], str):
+            tagged.append((msg[0], msg[1]))
+        elif isinstance(msg, Mapping) and len(msg) == 1 and isinstance(next(iter(msg.values())), str):
+            tagged.extend(msg.items())
+        elif isinstance(msg, Mapping):
+            text = message_text(msg)
+            if text:
+                tagged.append((msg.get("role"), text))
+    texts = [text for role, text in tagged if role in _USER_ROLES] if tagged else plain
+    return "\n".join(texts) if texts else None
+
+
+def _requests(value: Any) -> tuple[ToolCallRequest, ...]:
+    """Tool calls in a model response as Monocle records them: ``{"ai": {"name", "args", "id"}}``
+    (LangChain; the first call only) or ``{"assistant": [{"tool_id", "tool_name", "tool_arguments"}]}``."""
+    value = maybe_json(value)
+    if not isinstance(value, Mapping):
+        return ()
+    out: list[ToolCallRequest] = []
+    for item in value.values():
+        calls = item if isinstance(item, list | tuple) else [item]
+        for call in calls:
+            if not isinstance(call, Mapping):
+                continue
+            name = call.get("tool_name", call.get("name"))
+            if not isinstance(name, str) or not name:
+                continue
+            if "tool_name" not in call and "args" not in call and call.get("type") != "tool_call":
+                continue
+            args = call.get("tool_arguments", call.get("args"))
+            call_id = call.get("tool_id", call.get("id"))
+            out.append(ToolCallRequest(name, args, call_id if isinstance(call_id, str) and call_id else None))
+    return tuple(out)
+
+
+def _error_code(span: Span) -> str | None:
+    """``data.output`` ``error_code`` when it reports a failure: ``error`` or an HTTP-style code >= 400.
+
+    Monocle also puts a result's own ``status`` there (``completed``, ``incomplete``, ...): not failures.
+    """
+    code = as_str(_event_value(span, "data.output", "error_code"))
+    if code is None:
+        return None
+    number = as_int(code)
+    if code.strip().lower() == "error" or (number is not None and number >= 400):
+        return code
+    return None
+
+
+def _outcome(span: Span) -> tuple[bool | None, ErrorInfo | None]:
+    code = _error_code(span)
+    if span.status.code == "ERROR" or code is not None:
+        info = error_info(span)
+        if info is None or (info.type is None and info.message is None):
+            info = ErrorInfo(code, span.status.description)
+        return True, info
+    if span.end_ns is None:
+        return None, None
+    return False, None
+
+
+def _model(span: Span, span_type: str, failed: bool | None, error: ErrorInfo | None) -> Operation:
+    attrs = span.attributes
+    prompt = as_int(_event_value(span, "metadata", "prompt_tokens", "input_tokens"))
+    completion = as_int(_event_value(span, "metadata", "completion_tokens", "output_tokens"))
+    total = as_int(_event_value(span, "metadata", "total_tokens"))
+    if total is None and (prompt is not None or completion is not None):
+        total = (prompt or 0) + (completion or 0)
+    reason = as_str(_event_value(span, "metadata", "finish_reason"))
+    embedding = span_type.startswith("embedding") or entity(attrs, "model.embedding") is not None
+    # the provider is the inference entity's type ("inference.openai"); provider_name is its host name
+    ptype = entity(attrs, "inference.", key="type")
+    provider = ptype.partition(".")[2] if ptype else None
+    if not provider or provider == "generic":
+        provider = entity(attrs, "inference.", key="provider_name") or provider or None
+    output = _event_value(span, "data.output", "response", last=True)
+    return Operation(
+        kind="model",
+        dialect=NAME,
+        name=span.name,
+        operation="embeddings" if embedding else "chat",
+        model=entity(attrs, "model.llm.", "model.embedding.", "model."),
+        provider=provider,
+        input_tokens=prompt,
+        output_tokens=completion,
+        total_tokens=total,
+        finish_reasons=(reason,) if reason else (),
+        input=_text(_event_value(span, "data.input", "input")),
+        output=_text(output),
+        requested_tools=_requests(output),
+        failed=failed,
+        error=error,
+    )
+
 
 def classify(span: Span) -> Operation | None:
-    return None
+    span_type = span.attributes.get(SPAN_TYPE)
+    if not isinstance(span_type, str) or not span_type or not _is_monocle(span, span_type):
+        return None
+    attrs = span.attributes
+    failed, error = _outcome(span)
+    inp = _event_value(span, "data.input", "input")
+    out = _event_value(span, "data.output", "response", "output", last=True)
+    if span_type in _WORKFLOW_TYPES:
+        name = entity(attrs, "workflow.", "agent.") or as_str(attrs.get("workflow.name")) or span.name
+        return Operation(
+            kind="workflow",
+            dialect=NAME,
+            name=name,
+            input=_text(inp),
+            output=_text(out),
+            failed=failed,
+            error=error,
+        )
+    if span_type in _AGENT_TYPES:
+        return Operation(
+            kind="agent",
+            dialect=NAME,
+            name=entity(attrs, "agent.") or as_str(attrs.get("entity.1.name")) or span.name,
+            input=_text(inp),
+            output=_text(out),
+            conversation_id=as_str(attrs.get("scope.agentic.session")),
+            failed=failed,
+            error=error,
+        )
+    if span_type in _TOOL_TYPES:
+        # the tool is entity 1; its type is set only when the call returns, so fall back to the index
+        name = entity(attrs, "tool.", "mcp.") or as_str(attrs.get("entity.1.name")) or span.name
+        return Operation(
+            kind="tool",
+            dialect=NAME,
+            name=name,
+            arguments=inp,
+            result=maybe_json(out),
+            input=inp,
+            output=out,
+            failed=failed,
+            error=error,
+        )
+    if span_type in _MODEL_TYPES or span_type in _EMBEDDING_TYPES or span_type.endswith(_MODELAPI):
+        return _model(span, span_type, failed, error)
+    if span_type in _RETRIEVAL_TYPES:
+        query = as_str(_text(inp)) if inp is not None else None
+        docs = _text(out)
+        documents: tuple[str, ...] = ()
+        if isinstance(docs, list | tuple):
+            documents = tuple(str(d) for d in docs)
+        elif docs is not None and docs != "":
+            documents = (str(docs),)
+        return Operation(
+            kind="retrieval",
+            dialect=NAME,
+            name=entity(attrs, "vectorstore.", "retriever.") or span.name,
+            query=query,
+            documents=documents,
+            input=query,
+            output=docs,
+            failed=failed,
+            error=error,
+        )
+    if span_type == "agentic.delegation":
+        target = as_str(attrs.get("entity.1.to_agent"))
+        source = as_str(attrs.get("entity.1.from_agent"))
+        return Operation(kind="other", dialect=NAME, name=f"delegation {source or '?'} -> {target or '?'}")
+    return Operation(kind="other", dialect=NAME, name=span.name)
