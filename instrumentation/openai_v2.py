@@ -1,0 +1,360 @@
+"""OpenAI SDK stack: ``opentelemetry-instrumentation-openai-v2`` on a home-grown tool loop.
+
+Instrumentation
+---------------
+`instrument` switches on ``OpenAIInstrumentor`` (the official OpenTelemetry instrumentation of the
+``openai`` client) and builds an ``opentelemetry-util-genai`` ``TelemetryHandler`` that the scenario's
+hand-written agent loop uses for its own ``invoke_agent`` / ``execute_tool`` spans; `uninstrument`
+switches the instrumentor off.
+
+The instrumentation (openai-v2 2.x, util-genai 1.x) always follows the latest GenAI conventions: one
+``chat <model>`` CLIENT span per ``chat.completions.create`` call with ``gen_ai.operation.name = chat``,
+``gen_ai.provider.name = openai``, ``gen_ai.request.model`` / ``gen_ai.response.model``,
+``gen_ai.usage.input_tokens`` / ``output_tokens``, ``gen_ai.response.finish_reasons``. Message content
+follows ``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT`` (`instrument` sets it):
+
+===============  ==================================================================================
+``content``      where the messages, tool arguments and results go
+===============  ==================================================================================
+"span_only"      span attributes ``gen_ai.input.messages`` / ``gen_ai.output.messages`` (tool calls as
+                 ``tool_call`` parts with their arguments), ``gen_ai.tool.call.arguments`` / ``.result``
+"event_only"     log records (``gen_ai.client.inference.operation.details``) through the *logs* API:
+                 the spans carry no content at all
+"span_and_event" both
+"no_content"     nowhere (the default when the variable is unset)
+===============  ==================================================================================
+
+The agent and tool spans come from the scenario's own loop through util-genai (``invoke_agent <name>``
+INTERNAL with ``gen_ai.agent.name``; ``execute_tool <name>`` with ``gen_ai.tool.name``,
+``gen_ai.tool.call.id``). Without them (``run_scenario(agent_spans=False)``) the trace holds only the
+``chat`` spans: tool executions are then known only from the tool calls the model asked for.
+
+Tool failures
+-------------
+The loop catches a tool's exception, ends the tool span with ``invocation.fail(exc)`` (status ERROR with
+the message, ``error.type`` = the exception's type name; util-genai records no ``exception`` event) and
+sends ``"Error: <message>"`` back to the model as the tool result; the run goes on.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import httpx2 as httpx
+from openai import OpenAI
+from opentelemetry import trace
+from opentelemetry.instrumentation.openai_v2 import OpenAIInstrumentor
+from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from opentelemetry.util.genai.handler import TelemetryHandler
+from opentelemetry.util.genai.types import InputMessage, OutputMessage, Text
+
+from . import ScenarioFacts
+from ._routing import RoutingTracerProvider
+
+__all__ = [
+    "CONTENT_MODES",
+    "EXPECTED",
+    "PROMPT",
+    "ContentMode",
+    "instrument",
+    "make_client",
+    "record_spans",
+    "run_scenario",
+    "uninstrument",
+]
+
+ContentMode = Literal["span_only", "event_only", "span_and_event", "no_content"]
+CONTENT_MODES: tuple[ContentMode, ...] = ("span_only", "event_only", "span_and_event", "no_content")
+_CONTENT_ENV = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"
+
+
+# --------------------------------------------------------------------------------------------------
+# Instrumentation
+# --------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class _State:
+    instrumentor: OpenAIInstrumentor | None = None
+    handler: TelemetryHandler | None = None
+    #: the environment variables `instrument` set, with the values they had before
+    env: dict[str, str | None] = field(default_factory=dict)
+
+
+_STATE = _State()
+
+
+def instrument(
+    tracer_provider: trace.TracerProvider | None = None, *, content: ContentMode = "span_only"
+) -> None:
+    """Switch on the OpenAI instrumentation and the agent loop's util-genai handler.
+
+    Args:
+        tracer_provider: where the spans go. None means the global tracer provider, looked up each time a
+            span starts (so a provider installed later, e.g. by the traceassert pytest plugin, is used).
+        content: the content-capturing mode: sets ``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT``
+            for the process until `uninstrument` (util-genai 1.1 reads it as each span ends).
+    """
+    uninstrument()
+    _STATE.env = {_CONTENT_ENV: os.environ.get(_CONTENT_ENV)}
+    os.environ[_CONTENT_ENV] = content
+    provider = RoutingTracerProvider(tracer_provider)
+    instrumentor = OpenAIInstrumentor()  # type: ignore[no-untyped-call]
+    instrumentor.instrument(tracer_provider=provider)
+    _STATE.instrumentor = instrumentor
+    _STATE.handler = TelemetryHandler(tracer_provider=provider)
+
+
+def uninstrument() -> None:
+    """Switch the OpenAI instrumentation off; the agent loop emits no spans of its own either."""
+    if _STATE.instrumentor is not None:
+        _STATE.instrumentor.uninstrument()
+    _STATE.instrumentor = None
+    _STATE.handler = None
+    for key, value in _STATE.env.items():
+        if value is None:
+            os.environ.pop(key, None)
+        else:
+            os.environ[key] = value
+    _STATE.env = {}
+
+
+# --------------------------------------------------------------------------------------------------
+# The scripted OpenAI endpoint
+# --------------------------------------------------------------------------------------------------
+
+PROMPT = "What is the weather in Paris, and what should I wear?"
+_HELPER_ANSWER = "Wear a light jacket."
+_FINAL_OUTPUT = "It is sunny in Paris; wear a light jacket."
+
+
+@dataclass(frozen=True)
+class _Turn:
+    """One scripted chat completion: a call to ``tool`` with ``args``, or the final ``text``; its usage."""
+
+    input_tokens: int
+    output_tokens: int
+    tool: str | None = None
+    args: Mapping[str, Any] = field(default_factory=dict)
+    text: str = ""
+
+    def completion(self, index: int, model: str) -> dict[str, Any]:
+        message: dict[str, Any] = {"role": "assistant", "content": self.text or None}
+        finish = "stop"
+        if self.tool is not None:
+            finish = "tool_calls"
+            message["tool_calls"] = [
+                {
+                    "id": f"call_{index}_{self.tool}",
+                    "type": "function",
+                    "function": {"name": self.tool, "arguments": json.dumps(dict(self.args))},
+                }
+            ]
+        return {
+            "id": f"chatcmpl-{model}-{index}",
+            "object": "chat.completion",
+            "created": 1_700_000_000 + index,
+            "model": model,
+            "choices": [{"index": 0, "message": message, "finish_reason": finish, "logprobs": None}],
+            "usage": {
+                "prompt_tokens": self.input_tokens,
+                "completion_tokens": self.output_tokens,
+                "total_tokens": self.input_tokens + self.output_tokens,
+            },
+        }
+
+
+_SCRIPTS: dict[str, tuple[_Turn, ...]] = {
+    "scripted-orchestrator": (
+        _Turn(101, 11, tool="get_weather", args={"city": "Paris"}),
+        _Turn(123, 13, tool="explode"),
+        _Turn(147, 17, tool="ask_helper", args={"question": "What should I wear?"}),
+        _Turn(171, 19, text=_FINAL_OUTPUT),
+    ),
+    "scripted-helper": (_Turn(37, 7, text=_HELPER_ANSWER),),
+}
+
+
+def _respond(request: httpx.Request) -> httpx.Response:
+    """The fake endpoint: the turn is read off the request (tool results so far), per model."""
+    body = json.loads(request.content)
+    model = body["model"]
+    turns = _SCRIPTS.get(model)
+    if turns is None:
+        return httpx.Response(404, json={"error": {"message": f"no script for model {model!r}"}})
+    index = sum(1 for message in body["messages"] if message.get("role") == "tool")
+    if index >= len(turns):
+        return httpx.Response(500, json={"error": {"message": f"the script has only {len(turns)} calls"}})
+    return httpx.Response(200, json=turns[index].completion(index, model))
+
+
+def make_client() -> OpenAI:
+    """An OpenAI client whose requests are answered by the script (``httpx.MockTransport``, no sockets)."""
+    http_client = httpx.Client(transport=httpx.MockTransport(_respond))
+    return OpenAI(
+        api_key="test", base_url="https://scripted.invalid/v1", http_client=http_client, max_retries=0
+    )
+
+
+# --------------------------------------------------------------------------------------------------
+# A home-grown agent: a plain tool loop over chat completions
+# --------------------------------------------------------------------------------------------------
+
+Tool = Callable[..., str]
+
+
+def _function_spec(name: str, params: Sequence[str], description: str) -> dict[str, Any]:
+    return {
+        "type": "function",
+        "function": {
+            "name": name,
+            "description": description,
+            "parameters": {
+                "type": "object",
+                "properties": {p: {"type": "string"} for p in params},
+                "required": list(params),
+            },
+        },
+    }
+
+
+@dataclass
+class _LoopAgent:
+    """A minimal agent: ask the model, run the tools it asks for, repeat until it answers in text."""
+
+    name: str
+    model: str
+    tools: dict[str, Tool]
+    specs: list[dict[str, Any]]
+
+    def run(self, client: OpenAI, prompt: str) -> str:
+        handler = _STATE.handler
+        if handler is None:
+            return self._loop(client, prompt)
+        invocation = handler.invoke_local_agent(agent_name=self.name, request_model=self.model)
+        invocation.input_messages = [InputMessage(role="user", parts=[Text(content=prompt)])]
+        try:
+            answer = self._loop(client, prompt)
+        except Exception as exc:
+            invocation.fail(exc)
+            raise
+        invocation.output_messages = [
+            OutputMessage(role="assistant", parts=[Text(content=answer)], finish_reason="stop")
+        ]
+        invocation.stop()
+        return answer
+
+    def _loop(self, client: OpenAI, prompt: str) -> str:
+        messages: list[dict[str, Any]] = [{"role": "user", "content": prompt}]
+        while True:
+            kwargs: dict[str, Any] = {"model": self.model, "messages": messages}
+            if self.specs:
+                kwargs["tools"] = self.specs
+            completion = client.chat.completions.create(**kwargs)
+            message = completion.choices[0].message
+            if not message.tool_calls:
+                return message.content or ""
+            messages.append(message.model_dump(exclude_none=True))
+            for call in message.tool_calls:
+                fn = call.function
+                result = self._execute(client, call.id, fn.name, json.loads(fn.arguments or "{}"))
+                messages.append({"role": "tool", "tool_call_id": call.id, "content": result})
+
+    def _execute(self, client: OpenAI, call_id: str, name: str, args: dict[str, Any]) -> str:
+        handler = _STATE.handler
+        invocation = handler.tool(name) if handler is not None else None
+        if invocation is not None:
+            invocation.tool_call_id = call_id
+            invocation.arguments = args
+        try:
+            result = self.tools[name](client, **args)
+        except Exception as exc:
+            if invocation is not None:
+                invocation.fail(exc)
+            return f"Error: {exc}"
+        if invocation is not None:
+            invocation.tool_result = result
+            invocation.stop()
+        return result
+
+
+def _get_weather(client: OpenAI, city: str) -> str:
+    return f"Sunny, 21C in {city}"
+
+
+def _explode(client: OpenAI) -> str:
+    raise RuntimeError("explode failed: the detonator is broken")
+
+
+helper = _LoopAgent(name="helper", model="scripted-helper", tools={}, specs=[])
+
+
+def _ask_helper(client: OpenAI, question: str) -> str:
+    return helper.run(client, question)
+
+
+orchestrator = _LoopAgent(
+    name="orchestrator",
+    model="scripted-orchestrator",
+    tools={"get_weather": _get_weather, "explode": _explode, "ask_helper": _ask_helper},
+    specs=[
+        _function_spec("get_weather", ["city"], "Current weather in a city."),
+        _function_spec("explode", [], "A tool that always fails."),
+        _function_spec("ask_helper", ["question"], "Ask the helper agent for advice."),
+    ],
+)
+
+#: ground truth, written from the script above (the conformance tests check the spans against it)
+EXPECTED = ScenarioFacts(
+    agents=("orchestrator",),
+    nested={"orchestrator": ("helper",)},
+    tools_in_order=("get_weather", "explode", "ask_helper"),
+    tool_arguments=({"city": "Paris"}, {}, {"question": "What should I wear?"}),
+    failed_tools=("explode",),
+    model_calls=5,
+    own_model_calls={"orchestrator": 4, "helper": 1},
+    input_tokens=101 + 123 + 147 + 171 + 37,
+    output_tokens=11 + 13 + 17 + 19 + 7,
+    total_tokens=(101 + 123 + 147 + 171 + 37) + (11 + 13 + 17 + 19 + 7),
+    final_output=_FINAL_OUTPUT,
+)
+
+
+def run_scenario(*, agent_spans: bool = True) -> str:
+    """Run the scenario and return the orchestrator's answer.
+
+    Args:
+        agent_spans: let the loop emit its util-genai ``invoke_agent`` / ``execute_tool`` spans; False
+            leaves only the instrumentation's ``chat`` spans.
+    """
+    handler = _STATE.handler
+    if not agent_spans:
+        _STATE.handler = None
+    try:
+        with make_client() as client:
+            return orchestrator.run(client, PROMPT)
+    finally:
+        _STATE.handler = handler
+
+
+def record_spans(*, content: ContentMode = "span_only", agent_spans: bool = True) -> list[ReadableSpan]:
+    """Run the scenario instrumented under an in-memory exporter; return its finished spans.
+
+    Leaves the instrumentation switched off afterwards.
+    """
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    instrument(provider, content=content)
+    try:
+        run_scenario(agent_spans=agent_spans)
+    finally:
+        uninstrument()
+        provider.shutdown()
+    return list(exporter.get_finished_spans())

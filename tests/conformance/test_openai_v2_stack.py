@@ -1,0 +1,141 @@
+"""OpenAI SDK + ``opentelemetry-instrumentation-openai-v2``: a home-grown tool loop on a scripted endpoint.
+
+Live tests (need ``openai``, the instrumentation and ``opentelemetry-util-genai``) and tests on the
+recorded traces in ``tests/data/openai_v2_*.json`` (need nothing). Record again with
+``python -m tests.envs._stackfacts openai_v2_span_only openai_v2_chat_only``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+
+import pytest
+
+import traceassert as ta
+from instrumentation import ScenarioFacts
+from tests.envs._stackfacts import check_facts, load_recording
+from traceassert._span import Span
+
+# -- recorded (no framework needed) ------------------------------------------------------------------
+
+
+def test_recorded_with_agent_spans() -> None:
+    trace, facts = load_recording("openai_v2_span_only")
+    check_facts(trace, facts)
+    assert {c.provider for c in trace.model_calls} == {"openai"}
+    assert [t.call_id for t in trace.tool_executions] == [
+        "call_0_get_weather",
+        "call_1_explode",
+        "call_2_ask_helper",
+    ]
+    (explode,) = (t for t in trace.tool_executions if t.failed)
+    assert explode.error is not None
+    assert (explode.error.type, explode.error.message) == (
+        "RuntimeError",
+        "explode failed: the detonator is broken",
+    )
+
+
+def _check_chat_only(trace: ta.Trace, facts: ScenarioFacts) -> None:
+    """Only ``chat`` spans: the tools are known from the calls the model asked for, never as executions."""
+    tools = trace.tool_executions
+    assert tuple(t.name for t in tools) == facts.tools_in_order
+    assert tuple(t.arguments for t in tools) == facts.tool_arguments
+    # no span records an execution, so whether a tool failed is unknown, not False
+    assert [t.failed for t in tools] == [None, None, None]
+    assert len(trace.model_calls) == facts.model_calls
+    assert sum(c.total_tokens or 0 for c in trace.model_calls) == facts.total_tokens
+    # each chat span is its own trace, outside any agent: one implicit invocation holds them all
+    (implicit,) = trace.agents
+    assert implicit.implicit
+    assert len(trace.trace_ids) == facts.model_calls
+    rendered = trace.render()
+    assert rendered.count("requested by the model, no execution recorded") == len(facts.tools_in_order)
+
+
+def test_recorded_chat_spans_only() -> None:
+    trace, facts = load_recording("openai_v2_chat_only")
+    _check_chat_only(trace, facts)
+    asserter = ta.TraceAsserter(trace)
+    asserter.under_token_limit(facts.total_tokens)
+    with pytest.raises(ta.TraceAssertionError, match="whose outcome the producer did not record"):
+        asserter.has_tool_executed("get_weather")
+
+
+# -- live ----------------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def stack() -> Iterator[object]:
+    pytest.importorskip("openai")
+    pytest.importorskip("opentelemetry.instrumentation.openai_v2")
+    from instrumentation import openai_v2
+
+    try:
+        yield openai_v2
+    finally:
+        openai_v2.uninstrument()
+
+
+def _trace(spans: list[object]) -> ta.Trace:
+    return ta.Trace([Span.from_readable(s) for s in spans])  # type: ignore[arg-type]
+
+
+def test_live_under_a_capture(stack: object) -> None:
+    from instrumentation import openai_v2
+
+    openai_v2.instrument()
+    with ta.capture() as cap:
+        assert openai_v2.run_scenario() == openai_v2.EXPECTED.final_output
+    check_facts(cap.trace(), openai_v2.EXPECTED)
+    asserter = ta.TraceAsserter(cap)
+    asserter.called_agent("orchestrator").called_tool("get_weather", count=1)
+    asserter.called_agent("helper").does_not_call_tool("explode")
+
+
+@pytest.mark.parametrize("content", ["event_only", "no_content"])
+def test_without_content_on_spans_arguments_are_not_recorded(stack: object, content: str) -> None:
+    """A fact the producer does not record: without span content, tool arguments and messages are absent."""
+    from instrumentation import openai_v2
+
+    trace = _trace(openai_v2.record_spans(content=content))  # type: ignore[arg-type]
+    facts = openai_v2.EXPECTED
+    tools = trace.tool_executions
+    assert tuple(t.name for t in tools) == facts.tools_in_order
+    assert [t.raw_arguments for t in tools] == [None, None, None]
+    assert tuple(t.name for t in tools if t.failed) == facts.failed_tools
+    assert sum(c.total_tokens or 0 for c in trace.model_calls) == facts.total_tokens
+    assert all("gen_ai.input.messages" not in s.attributes for s in trace.spans)
+
+
+def test_live_chat_spans_only(stack: object) -> None:
+    from instrumentation import openai_v2
+
+    trace = _trace(openai_v2.record_spans(agent_spans=False))  # type: ignore[arg-type]
+    _check_chat_only(trace, openai_v2.EXPECTED)
+
+
+def test_raw_chat_spans(stack: object) -> None:
+    from instrumentation import openai_v2
+
+    spans = openai_v2.record_spans()
+    chats = [s for s in spans if (s.attributes or {}).get("gen_ai.operation.name") == "chat"]
+    assert len(chats) == openai_v2.EXPECTED.model_calls
+    for span in chats:
+        attrs = dict(span.attributes or {})
+        assert span.name == f"chat {attrs['gen_ai.request.model']}"
+        assert span.kind.name == "CLIENT"
+        assert attrs["gen_ai.provider.name"] == "openai"
+        assert "gen_ai.output.messages" in attrs
+
+
+def test_instrument_sets_and_uninstrument_restores_the_content_variable(stack: object) -> None:
+    from instrumentation import openai_v2
+
+    key = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"
+    before = os.environ.get(key)
+    openai_v2.instrument(content="event_only")
+    assert os.environ[key] == "event_only"
+    openai_v2.uninstrument()
+    assert os.environ.get(key) == before
