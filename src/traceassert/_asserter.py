@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
-from typing import Any
+from collections.abc import Iterable
+from contextvars import Token
+from types import TracebackType
+from typing import Any, Generic, TypeVar
 
 from ._capture import Capture
 from ._checks_budget import BudgetChecks
@@ -36,11 +37,12 @@ class TraceAsserter(SpanChecks, IOChecks, BudgetChecks, InvocationChecks, EvalCh
     def __repr__(self) -> str:
         return f"TraceAsserter({self._describe_selection()})"
 
-    @contextmanager
-    def soft(self) -> Iterator[TraceAsserter]:
-        """Run many checks; raise one TraceAssertionError listing every failure at the end."""
-        with soft():
-            yield self
+    def soft(self) -> _Soft[TraceAsserter]:
+        """Run many checks; raise one TraceAssertionError listing every failure at the end.
+
+        ``with trace_asserter.soft() as a: a.has_tool_executed(...); a.has_succeeded()``
+        """
+        return _Soft(self)
 
 
 def assert_trace(source: Trace | Capture | Iterable[Any]) -> TraceAsserter:
@@ -48,32 +50,63 @@ def assert_trace(source: Trace | Capture | Iterable[Any]) -> TraceAsserter:
     return TraceAsserter(source)
 
 
-@contextmanager
-def soft() -> Iterator[None]:
-    """Collect the failures of every check in the block and raise them together at its end."""
-    __tracebackhide__ = True
-    outer = SOFT_COLLECTOR.get()
-    failures: list[TraceAssertionError] = []
-    token = SOFT_COLLECTOR.set(failures)
-    try:
-        yield
-    finally:
-        SOFT_COLLECTOR.reset(token)
-    if not failures:
-        return
+T = TypeVar("T")
+
+
+class _Soft(Generic[T]):
+    """The context manager of ``soft()``: a class, so that no contextlib frame shows in tracebacks."""
+
+    __slots__ = ("_failures", "_outer", "_token", "_value")
+
+    def __init__(self, value: T) -> None:
+        self._value = value
+        self._failures: list[TraceAssertionError] = []
+        self._outer: list[TraceAssertionError] | None = None
+        self._token: Token[list[TraceAssertionError] | None] | None = None
+
+    def __enter__(self) -> T:
+        self._outer = SOFT_COLLECTOR.get()
+        self._failures = []
+        self._token = SOFT_COLLECTOR.set(self._failures)
+        return self._value
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        __tracebackhide__ = True
+        if self._token is not None:
+            SOFT_COLLECTOR.reset(self._token)
+            self._token = None
+        failures = self._failures
+        if not failures:
+            return
+        combined = _combine(failures)
+        if exc is not None:
+            # another exception ends the block: keep the collected failures visible on it
+            if hasattr(exc, "add_note"):
+                exc.add_note(f"traceassert soft(): before this, {combined}")
+            return
+        if self._outer is not None:
+            self._outer.append(combined)
+            return
+        raise combined
+
+
+def _combine(failures: list[TraceAssertionError]) -> TraceAssertionError:
     if len(failures) == 1:
-        combined = failures[0]
-    else:
-        parts = [f"{len(failures)} checks failed:"]
-        for i, err in enumerate(failures, 1):
-            text = str(err)
-            head, sep, _tree = text.partition("\ninvocation tree:\n")
-            parts.append(f"--- failure {i} ---\n{head if sep else text}")
-        tree = str(failures[-1]).partition("\ninvocation tree:\n")[2]
-        if tree:
-            parts.append("invocation tree:\n" + tree)
-        combined = TraceAssertionError("\n".join(parts))
-    if outer is not None:
-        outer.append(combined)
-        return
-    raise combined
+        return failures[0]
+    parts = [f"{len(failures)} checks failed:"]
+    for i, err in enumerate(failures, 1):
+        text = str(err)
+        head, sep, _tree = text.partition("\ninvocation tree:\n")
+        parts.append(f"--- failure {i} ---\n{head if sep else text}")
+    tree = str(failures[-1]).partition("\ninvocation tree:\n")[2]
+    if tree:
+        parts.append("invocation tree:\n" + tree)
+    return TraceAssertionError("\n".join(parts))
+
+
+def soft() -> _Soft[None]:
+    """Collect the failures of every check in the block and raise them together, as one
+    TraceAssertionError listing every failure, at its end (``with ta.soft(): ...``)."""
+    return _Soft(None)

@@ -31,9 +31,10 @@ _PLAIN = (str, int, float, bool, type(None), list, tuple, dict)
 
 def has_own_eq(value: Any) -> bool:
     """True for matcher objects (dirty-equals, ``unittest.mock.ANY``) that define their own ``__eq__``."""
-    if isinstance(value, _PLAIN) or isinstance(value, Mapping):
+    if isinstance(value, (*_PLAIN, Mapping)):
         return False
-    return type(value).__eq__ is not object.__eq__
+    eq: object = type(value).__eq__
+    return eq is not object.__eq__
 
 
 def json_equal(expected: Any, actual: Any) -> bool:
@@ -207,7 +208,9 @@ def arguments_match(expected: Any, actual: Any) -> bool:
     return not argument_mismatches(expected, actual)
 
 
-def match_one_to_one(n_expected: int, n_candidates: int, fits: Callable[[int, int], bool]) -> list[int | None]:
+def match_one_to_one(
+    n_expected: int, n_candidates: int, fits: Callable[[int, int], bool]
+) -> list[int | None]:
     """A largest pairing of expectations with candidates, each candidate used at most once.
 
     ``fits(i, j)`` says whether candidate ``j`` satisfies expectation ``i``. Returns, for each
@@ -219,11 +222,15 @@ def match_one_to_one(n_expected: int, n_candidates: int, fits: Callable[[int, in
 
     def place(i: int, seen: set[int]) -> bool:
         for j in table[i]:
-            if j in seen:
+            if owner[j] is None:
+                owner[j] = i
+                return True
+        for j in table[i]:
+            current = owner[j]
+            if j in seen or current is None:
                 continue
             seen.add(j)
-            current = owner[j]
-            if current is None or place(current, seen):
+            if place(current, seen):
                 owner[j] = i
                 return True
         return False
@@ -231,7 +238,7 @@ def match_one_to_one(n_expected: int, n_candidates: int, fits: Callable[[int, in
     for i in range(n_expected):
         place(i, set())
     result: list[int | None] = [None] * n_expected
-    for j, i in enumerate(owner):
-        if i is not None:
-            result[i] = j
+    for j, holder in enumerate(owner):
+        if holder is not None:
+            result[holder] = j
     return result
