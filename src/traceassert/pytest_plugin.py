@@ -43,12 +43,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "authorization, api_key, token, password) and the values of keys matching PATTERN (a regex; "
         "may be repeated; use 'default' for the built-in keys only)",
     )
+    _add_results_options(group)
 
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "traceassert: the test's spans are captured (automatic for the trace_* fixtures)"
     )
+    _configure_results(config)
 
 
 def _start_capture(item: pytest.Item) -> Capture:
@@ -133,7 +135,7 @@ def _dump(item: pytest.Item, cap: Capture, dump_dir: str) -> str:
 @pytest.fixture
 def trace_capture(request: pytest.FixtureRequest) -> Capture:
     """The spans this test produced (from its threads and asyncio tasks too), read live."""
-    return _start_capture(request.node)  # type: ignore[arg-type]
+    return _start_capture(request.node)
 
 
 @pytest.fixture
@@ -142,3 +144,203 @@ def trace_asserter(trace_capture: Capture) -> TraceAsserter:
     from ._asserter import TraceAsserter
 
     return TraceAsserter(trace_capture)
+
+
+# -- results: scores, --traceassert-report, terminal summary, @pytest.mark.traceassert_repeat ----------
+#
+# Kept apart from the capture hooks above: a plugin object registered at configure time. Each test run
+# records scores (traceassert._results); the teardown report carries the run's results as the plain
+# dict attribute ``traceassert`` (report attributes travel from pytest-xdist workers to the controller),
+# and the controller collects, summarises and writes them (traceassert._report).
+
+_REPORT_ATTR = "traceassert"
+_REPEAT_MARK = "traceassert_repeat"
+
+
+def _add_results_options(group: pytest.OptionGroup) -> None:
+    group.addoption(
+        "--traceassert-report",
+        action="store",
+        default=None,
+        metavar="FILE",
+        help="write each test's outcome, recorded scores, token totals and dumped trace path to FILE as "
+        "JSON Lines (one line per test, then a summary line)",
+    )
+
+
+def _configure_results(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        f"{_REPEAT_MARK}(n, min_pass_rate=1.0): run the test n times; it passes when at least "
+        "min_pass_rate of the runs pass (for non-deterministic agents)",
+    )
+    config.pluginmanager.register(_ResultsPlugin(config), "traceassert-results")
+
+
+class _Sibling:
+    """Stands in for "the next test is another test of the same parent": tearing down towards it ends
+    only the item's own (function-scoped) fixtures, so the next run of the item gets fresh ones."""
+
+    def __init__(self, item: pytest.Item) -> None:
+        self._chain = item.listchain()[:-1]
+
+    def listchain(self) -> list[Any]:
+        return self._chain
+
+
+def _crash_line(report: pytest.TestReport) -> str:
+    crash = getattr(report.longrepr, "reprcrash", None)
+    message = getattr(crash, "message", None)
+    text = (message if isinstance(message, str) else str(report.longrepr or "")).strip()
+    return text.splitlines()[0][:200] if text else ""
+
+
+class _ResultsPlugin:
+    """Per-test results, the report file, the terminal summary and the repeat mark."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        from ._report import SessionResults
+
+        path = config.getoption("--traceassert-report")
+        self.report_path = os.path.join(config.invocation_params.dir, path) if path else None
+        self.is_worker = hasattr(config, "workerinput")
+        self.results = SessionResults()
+
+    # -- on the process that runs the test ------------------------------------------------------------
+
+    @pytest.hookimpl(wrapper=True, tryfirst=True)
+    def pytest_runtest_setup(self, item: pytest.Item) -> Generator[None, None, None]:
+        from . import _report, _results
+
+        _results.begin_test(item.nodeid)
+        result = yield
+        marker = item.get_closest_marker(_REPEAT_MARK)
+        if marker is not None:
+            # a bad mark is this test's setup error (raised after every setup hook ran)
+            _report.repeat_args(marker.args, marker.kwargs)
+        return result
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_makereport(
+        self, item: pytest.Item, call: pytest.CallInfo[None]
+    ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+        report = yield
+        if report.when == "teardown":
+            report.__dict__[_REPORT_ATTR] = self._finish_run(item)
+        return report
+
+    def _finish_run(self, item: pytest.Item) -> dict[str, Any]:
+        from . import _results
+
+        scores = [s.to_dict() for s in _results.end_test()]
+        tokens = None
+        cap = item.stash.get(_CAPTURE_KEY, None)
+        wanted = self.report_path or scores or item.get_closest_marker(_REPEAT_MARK) is not None
+        if cap is not None and wanted:
+            try:
+                tokens = _results.token_totals(cap.trace())
+            except Exception:  # token totals are informative; never fail a test over them
+                tokens = None
+        return {"scores": scores, "tokens": tokens, "trace_path": item.stash.get(_DUMPED_KEY, None)}
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_protocol(self, item: pytest.Item, nextitem: pytest.Item | None) -> bool | None:
+        marker = item.get_closest_marker(_REPEAT_MARK)
+        config = item.config
+        if marker is None or config.getoption("setuponly", False) or config.getoption("setupplan", False):
+            return None
+        from _pytest.runner import runtestprotocol
+
+        from . import _report
+
+        try:
+            runs, min_rate = _report.repeat_args(marker.args, marker.kwargs)
+        except (TypeError, ValueError):
+            return None  # run once; the setup hook reports the bad mark
+        ihook = item.ihook
+        ihook.pytest_runtest_logstart(nodeid=item.nodeid, location=item.location)
+        sibling: Any = _Sibling(item)
+        all_runs: list[list[pytest.TestReport]] = []
+        for i in range(runs):
+            # each run captures its own spans (and may dump its own trace)
+            if _CAPTURE_KEY in item.stash:
+                del item.stash[_CAPTURE_KEY]
+            if _DUMPED_KEY in item.stash:
+                del item.stash[_DUMPED_KEY]
+            all_runs.append(runtestprotocol(item, log=False, nextitem=nextitem if i == runs - 1 else sibling))
+        for report in _combine_runs(item, all_runs, min_rate):
+            ihook.pytest_runtest_logreport(report=report)
+        ihook.pytest_runtest_logfinish(nodeid=item.nodeid, location=item.location)
+        return True
+
+    # -- on the controller (or the only process) --------------------------------------------------------
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if not self.is_worker:
+            data = report.__dict__.get(_REPORT_ATTR)
+            self.results.add(report.nodeid, report, report.duration, hasattr(report, "wasxfail"), data)
+
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        if self.is_worker or not self.report_path:
+            return
+        from ._report import write_report
+
+        os.makedirs(os.path.dirname(self.report_path) or ".", exist_ok=True)
+        write_report(self.report_path, self.results.tests())
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        tests = self.results.tests()
+        if self.is_worker or not tests or not (self.report_path or self.results.worth_reporting()):
+            return
+        from ._report import format_summary
+
+        terminalreporter.write_sep("-", "traceassert")
+        for line in format_summary(tests, self.report_path):
+            terminalreporter.write_line(line)
+
+
+def _combine_runs(
+    item: pytest.Item, runs: list[list[pytest.TestReport]], min_rate: float
+) -> list[pytest.TestReport]:
+    """The reports logged for a repeated test: a setup report, one call report whose outcome is the pass
+    rate's verdict, and the last teardown report carrying every run's results."""
+    from . import _report
+
+    failures = [next((r for r in reports if r.failed), None) for reports in runs]
+    verdict = _report.repeat_verdict(
+        [_report.run_outcome(r) for r in runs],
+        [_crash_line(bad) if bad is not None else "" for bad in failures],
+        min_rate,
+    )
+    last_teardown = runs[-1][-1]
+    last_teardown.__dict__[_REPORT_ATTR] = verdict.merge([r[-1].__dict__.get(_REPORT_ATTR) for r in runs])
+    setups = [r[0] for r in runs if r[0].passed]
+    if not verdict.counted or not setups:
+        # every run was skipped, or none got past setup: show the first run as it happened
+        return [*runs[0][:-1], last_teardown]
+    summary = verdict.text()
+    longrepr: str | None = None
+    sections = [("traceassert repeat", summary)]
+    if not verdict.ok:
+        run_no, last_bad = next(
+            (i, bad) for i, bad in reversed(list(enumerate(failures, 1))) if bad is not None
+        )
+        longrepr = (
+            f"{_REPEAT_MARK}: {summary}\n\n--- last failure (run {run_no}) ---\n{last_bad.longreprtext}"
+        )
+        sections = [*last_bad.sections, *sections]
+    calls = [r for reports in runs for r in reports if r.when == "call"]
+    call = pytest.TestReport(
+        item.nodeid,
+        item.location,
+        dict.fromkeys(item.keywords, 1),
+        "passed" if verdict.ok else "failed",
+        longrepr,
+        "call",
+        sections,
+        duration=sum(r.duration for r in calls),
+        start=calls[0].start if calls else 0,
+        stop=calls[-1].stop if calls else 0,
+        user_properties=item.user_properties,
+    )
+    return [setups[0], call, last_teardown]

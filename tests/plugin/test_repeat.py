@@ -1,0 +1,239 @@
+"""@pytest.mark.traceassert_repeat in real pytest sessions (pytester, subprocess), with and without xdist."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest_plugins = ["pytester"]
+
+FLAKY = """
+import itertools
+import pytest
+from opentelemetry import trace
+from traceassert._expect import expect
+
+COUNTERS = {}
+
+def run_index(name):
+    return next(COUNTERS.setdefault(name, itertools.count()))
+
+def flaky(name, failing_runs):
+    i = run_index(name)
+    with trace.get_tracer("t").start_as_current_span(f"run {i}"):
+        pass
+    assert i not in failing_runs, f"run {i} of {name} went wrong"
+    return i
+
+@pytest.mark.traceassert_repeat(5, min_pass_rate=0.6)
+def test_good_enough(trace_capture):
+    i = flaky("good_enough", {1, 3})
+    expect.score(float(i), key="run_index")
+    assert [s.name for s in trace_capture.spans] == [f"run {i}"]  # each run sees its own spans only
+
+@pytest.mark.traceassert_repeat(5, 0.8)
+def test_not_good_enough():
+    flaky("not_good_enough", {0, 2})
+
+@pytest.mark.traceassert_repeat(3)
+def test_must_always_pass():
+    flaky("always", {2})
+
+@pytest.mark.traceassert_repeat(4)
+def test_always_passes():
+    flaky("passes", set())
+"""
+
+
+@pytest.fixture
+def run(pytester: pytest.Pytester) -> Any:
+    def go(*args: str, **files: str) -> tuple[pytest.RunResult, dict[str, dict[str, Any]]]:
+        pytester.makepyfile(**files)
+        result = pytester.runpytest_subprocess(
+            "-p", "no:cacheprovider", "-rA", "--traceassert-report=r.jsonl", *args
+        )
+        rows = [json.loads(x) for x in (pytester.path / "r.jsonl").read_text().splitlines()]
+        return result, {r["nodeid"].split("::")[-1]: r for r in rows if r["type"] == "test"}
+
+    return go
+
+
+def _check_flaky_results(result: pytest.RunResult, tests: dict[str, dict[str, Any]]) -> None:
+    result.assert_outcomes(passed=2, failed=2)
+    good = tests["test_good_enough"]["repeat"]
+    assert good == {
+        "runs": 5,
+        "passed": 3,
+        "counted": 5,
+        "pass_rate": 0.6,
+        "min_pass_rate": 0.6,
+        "outcomes": ["passed", "failed", "passed", "failed", "passed"],
+    }
+    assert tests["test_good_enough"]["outcome"] == "passed"
+    scores = tests["test_good_enough"]["scores"]
+    # failing runs stop before recording; every score says which run recorded it
+    assert [(s["value"], s["run"]) for s in scores if s["name"] == "run_index"] == [
+        (0.0, 1),
+        (2.0, 3),
+        (4.0, 5),
+    ]
+    assert tests["test_not_good_enough"]["outcome"] == "failed"
+    assert tests["test_not_good_enough"]["repeat"]["pass_rate"] == 0.6
+    assert tests["test_must_always_pass"]["repeat"]["outcomes"] == ["passed", "passed", "failed"]
+    assert tests["test_always_passes"]["repeat"]["pass_rate"] == 1.0
+    result.stdout.fnmatch_lines(
+        [
+            "*traceassert_repeat: 3 of 5 run(s) passed (pass rate 60%), min_pass_rate 80%",
+            "run 1: failed: AssertionError: run 0 of not_good_enough went wrong*",
+            "run 2: passed",
+            "*--- last failure (run 3) ---*",
+        ],
+        consecutive=False,
+    )
+    for line in (  # the summary lists tests in the order they finished (any order under xdist)
+        "repeated test_flaky.py::test_good_enough: 3/5 runs passed (60.0%, min_pass_rate 60.0%) -> passed",
+        "repeated test_flaky.py::test_not_good_enough: 3/5 runs passed (60.0%, min_pass_rate 80.0%) -> failed",
+        "repeated test_flaky.py::test_must_always_pass: 2/3 runs passed (66.7%, min_pass_rate 100.0%) -> failed",
+        "repeated test_flaky.py::test_always_passes: 4/4 runs passed (100.0%, min_pass_rate 100.0%) -> passed",
+    ):
+        assert line in result.stdout.lines
+    # a passing repeated test reports its failed runs in a section (-rA shows it)
+    result.stdout.fnmatch_lines(
+        ["*traceassert repeat*", "3 of 5 run(s) passed (pass rate 60%), min_pass_rate 60%"]
+    )
+
+
+def test_pass_rate_decides(run: Any) -> None:
+    result, tests = run(test_flaky=FLAKY)
+    _check_flaky_results(result, tests)
+
+
+def test_pass_rate_decides_under_xdist(run: Any) -> None:
+    result, tests = run("-n", "2", test_flaky=FLAKY)
+    _check_flaky_results(result, tests)
+    assert "2 workers" in result.stdout.str() or "gw1" in result.stdout.str()
+
+
+def test_fixtures_are_fresh_per_run_and_wider_scopes_are_kept(run: Any, pytester: pytest.Pytester) -> None:
+    log = pytester.path / "log.txt"
+    files = {
+        "conftest": f"""
+            import pytest
+            LOG = {str(log)!r}
+
+            def note(text):
+                with open(LOG, "a") as fh:
+                    fh.write(text + "\\n")
+
+            @pytest.fixture(scope="module")
+            def per_module():
+                note("module up")
+                yield
+                note("module down")
+
+            @pytest.fixture
+            def per_test():
+                note("test up")
+                yield
+                note("test down")
+            """,
+        "test_a": """
+            import pytest
+            from conftest import note
+
+            def test_before(per_module):
+                note("before")
+
+            @pytest.mark.traceassert_repeat(3)
+            def test_repeated(per_module, per_test):
+                note("run")
+            """,
+        "test_b": """
+            from conftest import note
+
+            def test_after():
+                note("after")
+            """,
+    }
+    result, tests = run(**files)
+    result.assert_outcomes(passed=3)
+    assert log.read_text().splitlines() == [
+        "module up",
+        "before",
+        *["test up", "run", "test down"] * 3,
+        "module down",
+        "after",
+    ]
+    assert tests["test_repeated"]["repeat"]["runs"] == 3
+
+
+def test_skips_errors_and_bad_marks(run: Any) -> None:
+    result, tests = run(
+        test_edge="""
+        import pytest
+
+        @pytest.mark.traceassert_repeat(3)
+        def test_skips():
+            pytest.skip("not here")
+
+        @pytest.fixture
+        def broken():
+            raise RuntimeError("broken fixture")
+
+        @pytest.mark.traceassert_repeat(2)
+        def test_setup_fails(broken):
+            pass
+
+        @pytest.mark.traceassert_repeat(0)
+        def test_zero_runs():
+            pass
+
+        @pytest.mark.traceassert_repeat(2, min_pass_rate=2)
+        def test_bad_rate():
+            pass
+
+        @pytest.mark.traceassert_repeat(2, mode="fast")
+        def test_unknown_argument():
+            pass
+        """
+    )
+    result.assert_outcomes(skipped=1, errors=4)
+    assert tests["test_skips"]["outcome"] == "skipped"
+    assert tests["test_skips"]["repeat"]["outcomes"] == ["skipped"] * 3
+    assert tests["test_setup_fails"]["outcome"] == "error"
+    result.stdout.fnmatch_lines(
+        [
+            "*ValueError: traceassert_repeat: n must be an int >= 1, got 0*",
+            "*ValueError: traceassert_repeat: min_pass_rate must be a number in [[]0, 1[]], got 2*",
+            "*TypeError: traceassert_repeat got unexpected argument(s) mode*",
+        ],
+        consecutive=False,
+    )
+
+
+def test_failing_runs_dump_their_trace(run: Any, pytester: pytest.Pytester) -> None:
+    result, tests = run(
+        "--traceassert-dump-dir=dumps",
+        test_dump="""
+        import itertools
+        import pytest
+        from opentelemetry import trace
+
+        RUN = itertools.count()
+
+        @pytest.mark.traceassert_repeat(2, min_pass_rate=0.5)
+        def test_half(trace_capture):
+            i = next(RUN)
+            with trace.get_tracer("t").start_as_current_span(f"run {i}"):
+                pass
+            assert i == 1
+        """,
+    )
+    result.assert_outcomes(passed=1)
+    entry = tests["test_half"]
+    path = Path(entry["trace_path"])
+    assert path.is_file() and "run 0" in path.read_text()
+    assert entry["repeat"]["outcomes"] == ["failed", "passed"]
