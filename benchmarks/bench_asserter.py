@@ -145,7 +145,8 @@ def main() -> None:
 
     def scan_tokens() -> int:
         return sum(
-            s.attributes.get("gen_ai.usage.input_tokens", 0) + s.attributes.get("gen_ai.usage.output_tokens", 0)
+            s.attributes.get("gen_ai.usage.input_tokens", 0)
+            + s.attributes.get("gen_ai.usage.output_tokens", 0)
             for s in spans
         )
 

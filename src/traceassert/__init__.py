@@ -13,8 +13,13 @@ if TYPE_CHECKING:
     from ._asserter import TraceAsserter, assert_trace, soft
     from ._capture import Capture, capture, scope
     from ._errors import TraceAssertionError, TraceAssertWarning, TraceCaptureError, TraceLoadError
-    from ._loaders import dump_trace, load_trace
+    from ._evals import EvalResult, Fact
+    from ._expect import Matcher, expect
+    from ._instrument import instrument
+    from ._judge import Judge, JudgeError, Verdict
+    from ._loaders import FORMATS, dump_trace, load_trace, parse_spans
     from ._records import AgentInvocation, ErrorInfo, ModelCall, Retrieval, ToolExecution
+    from ._results import Score, record_score, recorded_scores
     from ._span import Span, SpanEvent, SpanLink, Status
     from ._trace import Trace
 
@@ -25,8 +30,15 @@ _EXPORTS: dict[str, str] = {
     "AgentInvocation": "._records",
     "Capture": "._capture",
     "ErrorInfo": "._records",
+    "EvalResult": "._evals",
+    "FORMATS": "._loaders",
+    "Fact": "._evals",
+    "Judge": "._judge",
+    "JudgeError": "._judge",
+    "Matcher": "._expect",
     "ModelCall": "._records",
     "Retrieval": "._records",
+    "Score": "._results",
     "Span": "._span",
     "SpanEvent": "._span",
     "SpanLink": "._span",
@@ -38,20 +50,33 @@ _EXPORTS: dict[str, str] = {
     "TraceAssertionError": "._errors",
     "TraceCaptureError": "._errors",
     "TraceLoadError": "._errors",
+    "Verdict": "._judge",
     "assert_trace": "._asserter",
     "capture": "._capture",
     "dump_trace": "._loaders",
+    "expect": "._expect",
+    "instrument": "._instrument",
     "load_trace": "._loaders",
+    "parse_spans": "._loaders",
+    "record_score": "._results",
+    "recorded_scores": "._results",
     "scope": "._capture",
     "soft": "._asserter",
 }
 
 __all__ = [
+    "FORMATS",
     "AgentInvocation",
     "Capture",
     "ErrorInfo",
+    "EvalResult",
+    "Fact",
+    "Judge",
+    "JudgeError",
+    "Matcher",
     "ModelCall",
     "Retrieval",
+    "Score",
     "Span",
     "SpanEvent",
     "SpanLink",
@@ -63,11 +88,17 @@ __all__ = [
     "TraceAssertionError",
     "TraceCaptureError",
     "TraceLoadError",
+    "Verdict",
     "__version__",
     "assert_trace",
     "capture",
     "dump_trace",
+    "expect",
+    "instrument",
     "load_trace",
+    "parse_spans",
+    "record_score",
+    "recorded_scores",
     "scope",
     "soft",
 ]

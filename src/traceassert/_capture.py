@@ -148,7 +148,7 @@ class Capture:
         """A description of why spans may be missing (the global provider was replaced), or None."""
         if self._provider is None:
             return None
-        current = otel_trace.get_tracer_provider()
+        current = _unwrap(otel_trace.get_tracer_provider())
         if current is self._provider or not isinstance(current, TracerProvider):
             return None
         return (
@@ -252,14 +252,26 @@ class _Registry:
 _PROCESSOR_REGISTRY = _Registry()
 
 
+def _unwrap(provider: object) -> object:
+    """The SDK provider behind a wrapper that delegates to one (Logfire's global proxy, for example)."""
+    for _ in range(3):
+        if isinstance(provider, TracerProvider):
+            return provider
+        inner = getattr(provider, "provider", None)
+        if inner is None or inner is provider:
+            return provider
+        provider = inner
+    return provider
+
+
 def _global_sdk_provider() -> TracerProvider:
-    current = otel_trace.get_tracer_provider()
+    current = _unwrap(otel_trace.get_tracer_provider())
     if isinstance(current, TracerProvider):
         return current
-    if type(current).__name__ in ("ProxyTracerProvider", "NoOpTracerProvider"):
-        provider = TracerProvider()
-        otel_trace.set_tracer_provider(provider)
-        current = otel_trace.get_tracer_provider()
+    if isinstance(current, otel_trace.ProxyTracerProvider | otel_trace.NoOpTracerProvider):
+        # nothing is set yet: install an SDK provider (an app that sets its own later is told so)
+        otel_trace.set_tracer_provider(TracerProvider())
+        current = _unwrap(otel_trace.get_tracer_provider())
         if isinstance(current, TracerProvider):
             return current
     raise TraceCaptureError(
@@ -280,9 +292,9 @@ def ensure_installed(tracer_provider: TracerProvider | None = None) -> _Processo
 def capture(*, tracer_provider: TracerProvider | None = None, name: str | None = None) -> Iterator[Capture]:
     """Capture the spans started inside the block::
 
-        with ta.capture() as cap:
-            run_my_agent()
-        ta.assert_trace(cap).called_tool("search")
+    with ta.capture() as cap:
+        run_my_agent()
+    ta.assert_trace(cap).called_tool("search")
     """
     cap = Capture(name=name)
     cap.start(tracer_provider)

@@ -10,7 +10,7 @@ from ._selection import SelectionBase
 if TYPE_CHECKING:
     from typing_extensions import Self
 
-__all__ = ["BudgetChecks", "UNITS"]
+__all__ = ["UNITS", "BudgetChecks"]
 
 UNITS: dict[str, float] = {
     "seconds": 1.0,

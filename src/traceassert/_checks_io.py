@@ -127,34 +127,58 @@ class IOChecks(SelectionBase):
 
     def has_input(self, expected_input: Any, *, message: str | None = None) -> Self:
         __tracebackhide__ = True
-        return self._io("has_input", "input", (expected_input,), contains=False, negative=False, message=message)
+        return self._io(
+            "has_input", "input", (expected_input,), contains=False, negative=False, message=message
+        )
 
     def has_any_input(self, *expected_inputs: Any, message: str | None = None) -> Self:
         __tracebackhide__ = True
-        return self._io("has_any_input", "input", expected_inputs, contains=False, negative=False, message=message)
+        return self._io(
+            "has_any_input", "input", expected_inputs, contains=False, negative=False, message=message
+        )
 
     def does_not_have_input(self, unexpected_input: Any, *, message: str | None = None) -> Self:
         __tracebackhide__ = True
         return self._io(
-            "does_not_have_input", "input", (unexpected_input,), contains=False, negative=True, message=message
+            "does_not_have_input",
+            "input",
+            (unexpected_input,),
+            contains=False,
+            negative=True,
+            message=message,
         )
 
     def does_not_have_any_input(self, *unexpected_inputs: Any, message: str | None = None) -> Self:
         __tracebackhide__ = True
         return self._io(
-            "does_not_have_any_input", "input", unexpected_inputs, contains=False, negative=True, message=message
+            "does_not_have_any_input",
+            "input",
+            unexpected_inputs,
+            contains=False,
+            negative=True,
+            message=message,
         )
 
     def contains_input(self, expected_input_substring: str, *, message: str | None = None) -> Self:
         __tracebackhide__ = True
         return self._io(
-            "contains_input", "input", (expected_input_substring,), contains=True, negative=False, message=message
+            "contains_input",
+            "input",
+            (expected_input_substring,),
+            contains=True,
+            negative=False,
+            message=message,
         )
 
     def contains_any_input(self, *expected_input_substrings: str, message: str | None = None) -> Self:
         __tracebackhide__ = True
         return self._io(
-            "contains_any_input", "input", expected_input_substrings, contains=True, negative=False, message=message
+            "contains_any_input",
+            "input",
+            expected_input_substrings,
+            contains=True,
+            negative=False,
+            message=message,
         )
 
     def does_not_contain_input(self, unexpected_input_substring: str, *, message: str | None = None) -> Self:
@@ -168,7 +192,9 @@ class IOChecks(SelectionBase):
             message=message,
         )
 
-    def does_not_contain_any_input(self, *unexpected_input_substrings: str, message: str | None = None) -> Self:
+    def does_not_contain_any_input(
+        self, *unexpected_input_substrings: str, message: str | None = None
+    ) -> Self:
         __tracebackhide__ = True
         return self._io(
             "does_not_contain_any_input",
@@ -183,7 +209,9 @@ class IOChecks(SelectionBase):
 
     def has_output(self, expected_output: Any, *, message: str | None = None) -> Self:
         __tracebackhide__ = True
-        return self._io("has_output", "output", (expected_output,), contains=False, negative=False, message=message)
+        return self._io(
+            "has_output", "output", (expected_output,), contains=False, negative=False, message=message
+        )
 
     def has_any_output(self, *expected_outputs: Any, message: str | None = None) -> Self:
         __tracebackhide__ = True
@@ -194,19 +222,34 @@ class IOChecks(SelectionBase):
     def does_not_have_output(self, unexpected_output: Any, *, message: str | None = None) -> Self:
         __tracebackhide__ = True
         return self._io(
-            "does_not_have_output", "output", (unexpected_output,), contains=False, negative=True, message=message
+            "does_not_have_output",
+            "output",
+            (unexpected_output,),
+            contains=False,
+            negative=True,
+            message=message,
         )
 
     def does_not_have_any_output(self, *unexpected_outputs: Any, message: str | None = None) -> Self:
         __tracebackhide__ = True
         return self._io(
-            "does_not_have_any_output", "output", unexpected_outputs, contains=False, negative=True, message=message
+            "does_not_have_any_output",
+            "output",
+            unexpected_outputs,
+            contains=False,
+            negative=True,
+            message=message,
         )
 
     def contains_output(self, expected_output_substring: str, *, message: str | None = None) -> Self:
         __tracebackhide__ = True
         return self._io(
-            "contains_output", "output", (expected_output_substring,), contains=True, negative=False, message=message
+            "contains_output",
+            "output",
+            (expected_output_substring,),
+            contains=True,
+            negative=False,
+            message=message,
         )
 
     def contains_any_output(self, *expected_output_substrings: str, message: str | None = None) -> Self:
@@ -220,7 +263,9 @@ class IOChecks(SelectionBase):
             message=message,
         )
 
-    def does_not_contain_output(self, unexpected_output_substring: str, *, message: str | None = None) -> Self:
+    def does_not_contain_output(
+        self, unexpected_output_substring: str, *, message: str | None = None
+    ) -> Self:
         __tracebackhide__ = True
         return self._io(
             "does_not_contain_output",
@@ -279,7 +324,9 @@ class IOChecks(SelectionBase):
         found = [i for i in positions if matches(spans[i].attributes[key])]
         args = ", ".join([repr(scope_name), *(short(w, 60) for w in wanted)])
         values = sorted({short(spans[i].attributes[key], 60) for i in positions[:500]})
-        details = f"values of scope {scope_name!r} in the selection: {', '.join(values) if values else 'none'}"
+        details = (
+            f"values of scope {scope_name!r} in the selection: {', '.join(values) if values else 'none'}"
+        )
         if negative:
             if found:
                 self._fail(
@@ -320,26 +367,47 @@ class IOChecks(SelectionBase):
     ) -> Self:
         __tracebackhide__ = True
         wanted = () if unexpected_value is None else (unexpected_value,)
-        return self._scope("does_not_have_scope", scope_name, wanted, contains=False, negative=True, message=message)
+        return self._scope(
+            "does_not_have_scope", scope_name, wanted, contains=False, negative=True, message=message
+        )
 
-    def does_not_have_any_scope(self, scope_name: str, *unexpected_values: Any, message: str | None = None) -> Self:
+    def does_not_have_any_scope(
+        self, scope_name: str, *unexpected_values: Any, message: str | None = None
+    ) -> Self:
         __tracebackhide__ = True
         if not unexpected_values:
             raise TypeError("does_not_have_any_scope needs at least one value")
         return self._scope(
-            "does_not_have_any_scope", scope_name, unexpected_values, contains=False, negative=True, message=message
+            "does_not_have_any_scope",
+            scope_name,
+            unexpected_values,
+            contains=False,
+            negative=True,
+            message=message,
         )
 
     def contains_scope(self, scope_name: str, expected_substring: str, *, message: str | None = None) -> Self:
         __tracebackhide__ = True
         return self._scope(
-            "contains_scope", scope_name, (expected_substring,), contains=True, negative=False, message=message
+            "contains_scope",
+            scope_name,
+            (expected_substring,),
+            contains=True,
+            negative=False,
+            message=message,
         )
 
-    def contains_any_scope(self, scope_name: str, *expected_substrings: str, message: str | None = None) -> Self:
+    def contains_any_scope(
+        self, scope_name: str, *expected_substrings: str, message: str | None = None
+    ) -> Self:
         __tracebackhide__ = True
         return self._scope(
-            "contains_any_scope", scope_name, expected_substrings, contains=True, negative=False, message=message
+            "contains_any_scope",
+            scope_name,
+            expected_substrings,
+            contains=True,
+            negative=False,
+            message=message,
         )
 
     def does_not_contain_scope(
@@ -347,7 +415,12 @@ class IOChecks(SelectionBase):
     ) -> Self:
         __tracebackhide__ = True
         return self._scope(
-            "does_not_contain_scope", scope_name, (unexpected_substring,), contains=True, negative=True, message=message
+            "does_not_contain_scope",
+            scope_name,
+            (unexpected_substring,),
+            contains=True,
+            negative=True,
+            message=message,
         )
 
     def does_not_contain_any_scope(

@@ -181,7 +181,9 @@ class SpanChecks(SelectionBase):
         found = self._matching_positions({attribute_name: expected}, None, None)
         if found:
             spans = self.trace.spans
-            shown = ", ".join(f"{spans[i].name!r}={short(spans[i].attributes[attribute_name], 40)}" for i in found[:5])
+            shown = ", ".join(
+                f"{spans[i].name!r}={short(spans[i].attributes[attribute_name], 40)}" for i in found[:5]
+            )
             self._fail(
                 _call("does_not_have_attribute", attribute_name, expected),
                 f"expected no span with attribute {attribute_name!r}, found {len(found)}: {shown}",
@@ -252,12 +254,21 @@ class SpanChecks(SelectionBase):
             tools = list(self.trace.tool_executions)
             candidates = list(self.trace.reconstruction.tools_by_name.get(tool_name, ()))
         found = [
-            t for t in candidates if agent_name is None or (t.agent is not None and t.agent.name == agent_name)
+            t
+            for t in candidates
+            if agent_name is None or (t.agent is not None and t.agent.name == agent_name)
         ]
         if not count_ok(len(found), count, min_count, max_count):
             by = f" by agent {agent_name!r}" if agent_name else ""
             self._fail(
-                _call("called_tool", tool_name, agent_name, count=count, min_count=min_count, max_count=max_count),
+                _call(
+                    "called_tool",
+                    tool_name,
+                    agent_name,
+                    count=count,
+                    min_count=min_count,
+                    max_count=max_count,
+                ),
                 f"expected {count_text(count, min_count, max_count)} call(s) of tool {tool_name!r}{by}, "
                 f"found {len(found)}",
                 message=message,
@@ -276,7 +287,8 @@ class SpanChecks(SelectionBase):
         found = [
             t
             for t in self.selected_tools()
-            if t.name in names and (agent_name is None or (t.agent is not None and t.agent.name == agent_name))
+            if t.name in names
+            and (agent_name is None or (t.agent is not None and t.agent.name == agent_name))
         ]
         if found:
             by = f" by agent {agent_name!r}" if agent_name else ""

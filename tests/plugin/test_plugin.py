@@ -199,8 +199,7 @@ def test_failure_message_shows_the_tree(project: pytest.Pytester) -> None:
 
 def test_dump_dir_writes_failing_tests_only(project: pytest.Pytester) -> None:
     project.makepyfile(
-        **{
-            "test_dump": """
+        test_dump="""
             import pytest
             from spans import agent_with_tool, emit
 
@@ -212,7 +211,6 @@ def test_dump_dir_writes_failing_tests_only(project: pytest.Pytester) -> None:
                 agent_with_tool("x", "t", api_key="sk-secret", city="Paris")
                 trace_asserter.called_tool("other")
             """
-        }
     )
     dump = project.path / "dumps"
     result = project.runpytest_subprocess(

@@ -69,7 +69,9 @@ class SpanBuilder:
             attrs["gen_ai.tool.call.result"] = result
         return self.span(f"execute_tool {name}", attrs, parent=parent, **kw)
 
-    def chat(self, parent: ta.Span | None, inp: int | None = 10, out: int | None = 5, **attrs: Any) -> ta.Span:
+    def chat(
+        self, parent: ta.Span | None, inp: int | None = 10, out: int | None = 5, **attrs: Any
+    ) -> ta.Span:
         a: dict[str, Any] = {"gen_ai.operation.name": "chat", "gen_ai.request.model": "m", **attrs}
         if inp is not None:
             a["gen_ai.usage.input_tokens"] = inp

@@ -142,3 +142,14 @@ def test_attribute_lookups_match_like_a_scan() -> None:
     from dirty_equals import IsInt
 
     assert [s.name for s in a.has_attribute("v", IsInt()).spans] == ["int"]
+
+
+def test_public_names_resolve_and_import_is_lazy() -> None:
+    import subprocess
+    import sys
+
+    for name in ta.__all__:
+        assert getattr(ta, name) is not None
+    code = "import sys, traceassert; print(any(m.startswith('opentelemetry') for m in sys.modules))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "False"

@@ -2,6 +2,9 @@
 
 A dialect module exposes ``NAME`` (str) and ``classify(span) -> Operation | None``: None when the span is
 not in that dialect. The reconstructor asks the dialects in registry order; the first answer wins.
+A module may also expose ``refine(trace, operation_of) -> list[(span, Operation)]``: called once all
+spans are classified, it returns the operations that the span tree changes (what a span is cannot
+always be told from its own attributes).
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from .._errorinfo import causes_from_stacktrace
 from .._records import ErrorInfo
 from .._span import Span
 
@@ -151,9 +155,14 @@ def error_info(span: Span, *, error_type_key: str = "error.type") -> ErrorInfo |
             )
             for ev in exceptions
         ]
-        # the last exception event is the one that ended the span; earlier ones are its causes
+        # the last exception event is the one that ended the span; earlier ones, and the chain its
+        # stack trace shows (raise ... from ...), are its causes
         last = infos[-1]
-        return ErrorInfo(last.type, last.message, tuple(reversed(infos[:-1])))
+        causes = list(reversed(infos[:-1]))
+        stack = exceptions[-1].get("exception.stacktrace")
+        if isinstance(stack, str) and "exception" in stack:
+            causes.extend(c for c in causes_from_stacktrace(stack) if c not in causes)
+        return ErrorInfo(last.type, last.message, tuple(causes))
     if status_desc or etype:
         message = status_desc
         if etype is None and status_desc and ":" in status_desc:
