@@ -20,8 +20,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ._arguments import parse_arguments
-from ._dialects import Operation, ToolCallRequest, classify
-from ._records import AgentInvocation, ModelCall, Retrieval, ToolExecution
+from ._dialects import DIALECTS, Operation, ToolCallRequest, classify
+from ._records import AgentInvocation, ErrorInfo, ModelCall, Retrieval, ToolExecution
+from ._regroup import regroup
 from ._span import Span
 from ._trace import Trace
 
@@ -91,8 +92,15 @@ class _Builder:
                 self.unclassified.append(span)
             else:
                 self.ops[id(span)] = op
-        children = trace._children
-        stack: list[tuple[Span, _Ctx]] = [(root, _Ctx()) for root in reversed(trace.roots)]
+        # dialects whose spans need the tree to say what they are (e.g. a LangGraph graph run in a node)
+        for dialect in DIALECTS:
+            refine = getattr(dialect, "refine", None)
+            if refine is not None:
+                for span, op in refine(trace, lambda s: self.ops.get(id(s))):
+                    self.ops[id(span)] = op
+        # the recorded tree, with the moves of `_regroup` where parent ids hide an agent's work
+        roots, children = regroup(trace, self.ops)
+        stack: list[tuple[Span, _Ctx]] = [(root, _Ctx()) for root in reversed(roots)]
         while stack:
             span, ctx = stack.pop()
             ctx = self.visit(span, ctx)
@@ -131,6 +139,8 @@ class _Builder:
         if ctx.agent is not None:
             self.agent_of[id(span)] = ctx.agent
         if op is None or kind in ("workflow", "other"):
+            if op is not None and kind == "workflow":
+                self.agent_body(op, ctx)
             return ctx
         if kind == "tool":
             return self.visit_tool(span, op, ctx)
@@ -146,13 +156,18 @@ class _Builder:
             self.record_of[id(span)] = ret
         return ctx
 
+    def agent_body(self, op: Operation, ctx: _Ctx) -> None:
+        """A workflow span named like the agent it is directly in is that agent's body (see ``_regroup``):
+        its input, output and outcome are the agent's."""
+        agent = ctx.agent
+        if agent is not None and ctx.tool is None and ctx.model is None and op.name == agent.name:
+            self.builds[id(agent)].ops.append(op)
+
     def owner(self, span: Span, ctx: _Ctx) -> _AgentBuild:
         if ctx.agent is not None:
             return self.builds[id(ctx.agent)]
         if self.implicit is None:
-            root = span
-            for root in self.trace.ancestors(span):
-                pass
+            root = ([span, *self.trace.ancestors(span)])[-1]
             op = self.ops.get(id(root))
             name = (op.name if op is not None and op.name else None) or root.name
             inv = AgentInvocation(name=name, span=root, dialect="implicit", implicit=True, spans=(root,))
@@ -224,7 +239,12 @@ class _Builder:
             return ctx
         build = self.owner(span, ctx)
         call = ModelCall(
-            operation=op.operation, model=op.model, agent=build.inv, span=span, dialect=op.dialect, spans=(span,)
+            operation=op.operation,
+            model=op.model,
+            agent=build.inv,
+            span=span,
+            dialect=op.dialect,
+            spans=(span,),
         )
         build.model_ops[id(call)] = [op]
         build.models.append(call)
@@ -258,7 +278,8 @@ class _Builder:
         if any(op.cancelled for op in ops):
             inv.status = "cancelled"
         elif any(op.failed for op in ops):
-            inv.status = "failed"
+            # a run stopped by cancellation (asyncio.CancelledError recorded as its error) was cancelled
+            inv.status = "cancelled" if _is_cancellation(error) else "failed"
             inv.error = error
         elif inv.implicit:
             inv.status = "failed" if any(t.failed for t in build.models) else "unknown"
@@ -299,13 +320,17 @@ class _Builder:
             else:
                 pending.append(tool)
         for tool in pending:
-            for i, (_, req, call) in enumerate(requests):
-                if i in used or req.name != tool.name or call.start_ns > tool.start_ns:
-                    continue
-                self._apply(tool, requests[i], used, i)
-                break
-            else:
+            candidates = [
+                i
+                for i, (_, req, call) in enumerate(requests)
+                if i not in used and req.name == tool.name and call.start_ns <= tool.start_ns
+            ]
+            if not candidates:
                 tool.arguments = parse_arguments(tool.raw_arguments)
+                continue
+            # by name and arguments first (parallel calls of one tool), else the first by order
+            chosen = next((i for i in candidates if _same_arguments(tool, requests[i][1])), candidates[0])
+            self._apply(tool, requests[chosen], used, chosen)
         if build.tools:
             return
         # the producer records what the model asked for but no execution: keep the calls, failed unknown
@@ -343,8 +368,25 @@ class _Builder:
         if tool.raw_arguments is None or tool.raw_arguments == "":
             tool.raw_arguments = req.arguments
             tool.arguments = requested
+        elif params and isinstance(tool.raw_arguments, str) and requested[params[0]] == tool.raw_arguments:
+            # one string argument recorded bare (OpenInference unwraps it): keep it a string, even "75001"
+            tool.arguments = requested
         else:
             tool.arguments = parse_arguments(tool.raw_arguments, params)
+
+
+def _is_cancellation(error: ErrorInfo | None) -> bool:
+    if error is None or not error.type:
+        return False
+    return error.type.rsplit(".", 1)[-1] in ("CancelledError", "Cancelled", "TaskCancelled")
+
+
+def _same_arguments(tool: ToolExecution, req: ToolCallRequest) -> bool:
+    """Whether an execution's recorded arguments are those of a requested call (a bare scalar matches a
+    request with that one value)."""
+    requested = parse_arguments(req.arguments)
+    params = tuple(requested) if len(requested) == 1 else ()
+    return parse_arguments(tool.raw_arguments, params) == requested
 
 
 def _requests(ops: Sequence[Operation]) -> tuple[ToolCallRequest, ...]:
