@@ -21,7 +21,8 @@ does exactly that, with an in-process processor that discards spans (Monocle's o
 files or call out) and Monocle's payload obfuscation off. Two quirks are worked around: Monocle builds
 its configured exporters even when it is given processors (the default, the file exporter, creates
 ``./.monocle/``), so `instrument` sets ``MONOCLE_EXPORTER=memory`` while it runs; and
-``setup_monocle_telemetry`` patches ``ReadableSpan.to_json`` process-wide to drop the ``0x`` of ids.
+``setup_monocle_telemetry`` patches ``ReadableSpan.to_json`` process-wide to drop the ``0x`` of ids
+(`uninstrument` restores it).
 
 `instrument` with an explicit provider skips ``setup_monocle_telemetry`` and hands the provider to
 Monocle's instrumentor (``MonocleInstrumentor.instrument(tracer_provider=...)``), which binds Monocle's
@@ -133,6 +134,18 @@ def uninstrument() -> None:
         instrumentor.uninstrument()
         # Monocle keeps the wrapped methods in a class-level list that uninstrument does not empty.
         instrumentor.instrumented_method_list.clear()
+    _restore_to_json()
+
+
+def _restore_to_json() -> None:
+    """Undo the process-wide ``ReadableSpan.to_json`` patch of ``setup_monocle_telemetry``."""
+    from monocle_apptrace.instrumentation.common import utils as monocle_utils
+    from opentelemetry.sdk.trace import ReadableSpan
+
+    original = getattr(monocle_utils, "_original_to_json", None)
+    if original is not None:
+        ReadableSpan.to_json = original  # type: ignore[method-assign]
+        monocle_utils._original_to_json = None
 
 
 # --------------------------------------------------------------------------------------------------

@@ -458,7 +458,11 @@ def test_redaction_reaches_into_json_string_values(tmp_path: Path) -> None:
 
     b = SpanBuilder()
     root = b.agent("a")
-    b.tool("login", root, args=_json.dumps({"user": "bob", "password": "hunter2", "nested": [{"api_key": "sk-1"}]}))
+    b.tool(
+        "login",
+        root,
+        args=_json.dumps({"user": "bob", "password": "hunter2", "nested": [{"api_key": "sk-1"}]}),
+    )
     out = tmp_path / "redacted.json"
     ta.dump_trace(b.trace(), out, redact=True)
     text = out.read_text(encoding="utf-8")

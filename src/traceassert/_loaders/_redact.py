@@ -5,8 +5,9 @@ A key is secret-looking when its words (split at ``.``, ``_``, ``-``, spaces and
 ``cookie``/``cookies``, ``credential(s)``, ``apikey`` or ``api`` followed by ``key``, ``private``
 followed by ``key``, or the singular word ``token`` - but not when a word says it is a count:
 ``gen_ai.usage.input_tokens``, ``llm.token_count.prompt`` or ``max_token`` stay. Values are replaced by
-``"[REDACTED]"`` in span, event, link and resource attributes, and inside kvlist (mapping) values. String values that hold a JSON object or array (tool arguments,
-messages) are parsed and the secret-looking keys inside them redacted too; other text is not inspected.
+``"[REDACTED]"`` in span, event, link and resource attributes, and inside kvlist (mapping) values.
+String values that hold a JSON object or array (tool arguments, messages) are parsed and the
+secret-looking keys inside them redacted too; other text is not inspected.
 """
 
 from __future__ import annotations

@@ -11,8 +11,6 @@ import os
 from collections.abc import Iterator
 
 import pytest
-
-
 from google.adk.telemetry import tracing as adk_tracing
 from opentelemetry.sdk.trace import ReadableSpan
 

@@ -10,8 +10,6 @@ import asyncio
 from collections.abc import Iterator
 
 import pytest
-
-
 from opentelemetry.sdk.trace import ReadableSpan
 from strands.telemetry import tracer as strands_tracer
 
