@@ -21,6 +21,7 @@ from typing import Any
 
 from ._arguments import parse_arguments
 from ._dialects import DIALECTS, Operation, ToolCallRequest, classify
+from ._layers import merge_layers
 from ._records import AgentInvocation, ErrorInfo, ModelCall, Retrieval, ToolExecution
 from ._regroup import regroup
 from ._span import Span
@@ -107,6 +108,8 @@ class _Builder:
             kids = children.get(id(span))
             if kids:
                 stack.extend((kid, ctx) for kid in reversed(kids))
+        # two instrumentation layers on one app record each step twice: one record per step
+        merge_layers(self)
         for build in self._builds_in_order():
             self.finish_agent(build)
         self.tools.sort(key=_start)
