@@ -22,6 +22,7 @@ from typing import Any
 from ._arguments import parse_arguments
 from ._dialects import DIALECTS, Operation, ToolCallRequest, classify
 from ._layers import merge_layers
+from ._streaming import streamed_text
 from ._records import AgentInvocation, ErrorInfo, ModelCall, Retrieval, ToolExecution
 from ._regroup import regroup
 from ._span import Span
@@ -294,6 +295,8 @@ class _Builder:
             inv.status = "succeeded"
         reasons = [r for call in build.models for r in call.finish_reasons]
         inv.finish_reason = reasons[-1] if reasons else None
+        if inv.output is None and build.models:
+            inv.streamed_output = streamed_text(build.models[-1].spans)
         calls = inv.all_model_calls()
         if any(c.input_tokens is not None or c.output_tokens is not None for c in calls):
             inv.input_tokens = _sum(c.input_tokens for c in calls)

@@ -184,3 +184,35 @@ def test_error_causes_from_the_stack_trace() -> None:
     (inv,) = b.trace().agents
     assert inv.status == "failed"
     assert inv.error == ta.ErrorInfo("RuntimeError", "lookup failed", (ta.ErrorInfo("KeyError", "'city'"),))
+
+
+def test_streamed_run_without_a_final_message_reads_its_chunks() -> None:
+    b = SpanBuilder()
+    root = b.agent("a")
+    chunks = tuple(
+        ta.SpanEvent("gen_ai.content.completion.chunk", i, {"gen_ai.completion.chunk": text})
+        for i, text in enumerate(["It is ", "sunny ", "in Paris."])
+    )
+    b.span(
+        "chat m", {"gen_ai.operation.name": "chat", "gen_ai.request.model": "m"}, parent=root, events=chunks
+    )
+    (inv,) = b.trace().agents
+    assert inv.output is None
+    assert inv.streamed_output == "It is sunny in Paris."
+    agent = ta.TraceAsserter(b.trace()).called_agent("a")
+    agent.has_output("It is sunny in Paris.").contains_output("sunny in paris")
+
+
+def test_final_message_wins_over_chunks() -> None:
+    b = SpanBuilder()
+    root = b.agent(
+        "a",
+        **{
+            "gen_ai.output.messages": '[{"role": "assistant", "parts": [{"type": "text", "content": "Final."}]}]'
+        },
+    )
+    chunk = ta.SpanEvent("gen_ai.content.completion.chunk", 1, {"gen_ai.completion.chunk": "Fin"})
+    b.span("chat m", {"gen_ai.operation.name": "chat"}, parent=root, events=(chunk,))
+    (inv,) = b.trace().agents
+    assert inv.output == "Final." and inv.streamed_output is None
+    ta.TraceAsserter(b.trace()).called_agent("a").has_output("Final.").does_not_contain_output("FinFinal")
