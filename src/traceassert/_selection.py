@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 from ._capture import Capture
-from ._errors import TraceAssertionError
+from ._errors import TraceAssertionError, TraceCaptureError
 from ._records import AgentInvocation, ModelCall, ToolExecution
 from ._render import describe_tool
 from ._span import Span
@@ -111,6 +111,10 @@ class SelectionBase:
         if self._snapshot is not None:
             return self._snapshot
         assert self._capture is not None
+        replaced = self._capture.check_provider()
+        if replaced is not None:
+            # spans sent to the new provider are lost: say so instead of checking an incomplete trace
+            raise TraceCaptureError(replaced)
         return self._capture.trace()
 
     def _derive(
@@ -250,10 +254,6 @@ class SelectionBase:
         if open_spans:
             names = ", ".join(repr(s.name) for s in open_spans[:10])
             parts.append(f"note: {len(open_spans)} span(s) had not ended when checked: {names}")
-        if self._capture is not None:
-            note = self._capture.check_provider()
-            if note:
-                parts.append(f"note: {note}")
         parts.append("invocation tree:\n" + trace.render())
         err = TraceAssertionError("\n".join(parts))
         collector = SOFT_COLLECTOR.get()
