@@ -53,18 +53,28 @@ def _dialects(ops: Sequence[Operation]) -> frozenset[str]:
 
 def _pair_up(
     items: list[R],
+    interval: Callable[[R], tuple[int, int]],
     same: Callable[[R, R], bool],
     merge: Callable[[R, R], None],
 ) -> list[R]:
-    """Merge each later item into the first earlier one it is ``same`` as; return the survivors."""
+    """Merge each item into the first earlier survivor it is ``same`` as; return the survivors.
+
+    ``items`` are sorted by start; only survivors still open at an item's start can overlap it, so each
+    item is compared with those alone (a sweep, not every pair).
+    """
     survivors: list[R] = []
+    active: list[tuple[int, R]] = []  # (end, survivor)
     for item in items:
-        for kept in survivors:
+        start, end = interval(item)
+        active = [(e, kept) for e, kept in active if e >= start]
+        for i, (kept_end, kept) in enumerate(active):
             if same(kept, item):
                 merge(kept, item)
+                active[i] = (max(kept_end, end), kept)
                 break
         else:
             survivors.append(item)
+            active.append((end, item))
     return survivors
 
 
@@ -80,7 +90,7 @@ class _Merger:
         if len(invs) < 2:
             return invs
         invs = sorted(invs, key=lambda inv: inv.span.start_ns)
-        return _pair_up(invs, self.same_agent, self.merge_agent)
+        return _pair_up(invs, lambda inv: _interval(inv.spans), self.same_agent, self.merge_agent)
 
     def same_agent(self, a: AgentInvocation, b: AgentInvocation) -> bool:
         if a.implicit or b.implicit or a.name != b.name:
@@ -120,7 +130,7 @@ class _Merger:
         if len(build.tools) < 2:
             return
         tools = sorted(build.tools, key=lambda t: t.start_ns)
-        build.tools[:] = _pair_up(tools, self.same_tool, self.merge_tool)
+        build.tools[:] = _pair_up(tools, lambda t: _interval((t.span,)), self.same_tool, self.merge_tool)
 
     def same_tool(self, a: ToolExecution, b: ToolExecution) -> bool:
         if a.name != b.name or a.span is None or b.span is None:
@@ -149,7 +159,12 @@ class _Merger:
         if len(build.models) < 2:
             return
         calls = sorted(build.models, key=lambda c: c.start_ns)
-        build.models[:] = _pair_up(calls, lambda a, b: self.same_model(build, a, b), self.merge_model_in(build))
+        build.models[:] = _pair_up(
+            calls,
+            lambda c: _interval(c.spans),
+            lambda a, b: self.same_model(build, a, b),
+            self.merge_model_in(build),
+        )
 
     def same_model(self, build: _AgentBuild, a: ModelCall, b: ModelCall) -> bool:
         oa, ob = build.model_ops[id(a)], build.model_ops[id(b)]
@@ -174,6 +189,8 @@ class _Merger:
 
     def run(self) -> None:
         b = self.b
+        if len({op.dialect for op in b.ops.values()}) < 2:
+            return  # one instrumentation layer: nothing recorded twice
         b.top[:] = self.agents(b.top)
         pending = [b.builds[id(inv)] for inv in b.top if id(inv) in b.builds]
         while pending:
@@ -204,7 +221,7 @@ def _compatible(a: set[Any], b: set[Any], *, subset: bool = True) -> bool:
 def _scalar_alike(a: dict[str, Any], b: dict[str, Any]) -> bool:
     """One layer recorded a bare scalar (``{"input": "Paris"}``), the other the named argument."""
     if len(a) == 1 and len(b) == 1:
-        return next(iter(a.values())) == next(iter(b.values()))
+        return bool(next(iter(a.values())) == next(iter(b.values())))
     return False
 
 

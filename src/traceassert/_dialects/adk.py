@@ -65,6 +65,12 @@ def _is_adk(span: Span) -> bool:
     return any(key.startswith(_PREFIX) for key in attrs)
 
 
+def might_claim(scope: str | None, keys: frozenset[str]) -> bool:
+    """Whether spans of this scope with these attribute keys can be this dialect's (a necessary
+    condition, from names only: the dispatcher caches it per key signature)."""
+    return scope == SCOPE or k.SYSTEM in keys or any(key.startswith(_PREFIX) for key in keys)
+
+
 def classify(span: Span) -> Operation | None:
     if not _is_adk(span):
         return None

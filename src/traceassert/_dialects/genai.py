@@ -96,6 +96,12 @@ def model_fields(span: Span, op: str, dialect: str = NAME) -> Operation:
     )
 
 
+def might_claim(scope: str | None, keys: frozenset[str]) -> bool:
+    """Whether spans of this scope with these attribute keys can be this dialect's (a necessary
+    condition, from names only: the dispatcher caches it per key signature)."""
+    return any(key.startswith("gen_ai.") for key in keys)
+
+
 def classify(span: Span) -> Operation | None:
     op = operation_name(span)
     attrs = span.attributes

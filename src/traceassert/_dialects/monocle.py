@@ -215,6 +215,12 @@ def _model(span: Span, span_type: str, failed: bool | None, error: ErrorInfo | N
     )
 
 
+def might_claim(scope: str | None, keys: frozenset[str]) -> bool:
+    """Whether spans of this scope with these attribute keys can be this dialect's (a necessary
+    condition, from names only: the dispatcher caches it per key signature)."""
+    return SPAN_TYPE in keys
+
+
 def classify(span: Span) -> Operation | None:
     span_type = span.attributes.get(SPAN_TYPE)
     if not isinstance(span_type, str) or not span_type or not _is_monocle(span, span_type):

@@ -285,6 +285,14 @@ def _kind(attrs: Mapping[str, Any]) -> str | None:
     return None
 
 
+def might_claim(scope: str | None, keys: frozenset[str]) -> bool:
+    """Whether spans of this scope with these attribute keys can be this dialect's (a necessary
+    condition, from names only: the dispatcher caches it per key signature)."""
+    if SPAN_KIND in keys or not keys.isdisjoint(_MODEL_KEYS):
+        return True
+    return TOOL_NAME in keys and (INPUT_VALUE in keys or TOOL_PARAMETERS in keys)
+
+
 def classify(span: Span) -> Operation | None:
     attrs = span.attributes
     kind = _kind(attrs)

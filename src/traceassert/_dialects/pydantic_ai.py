@@ -194,6 +194,14 @@ def _model(span: Span, op: str) -> Operation:
     )
 
 
+def might_claim(scope: str | None, keys: frozenset[str]) -> bool:
+    """Whether spans of this scope with these attribute keys can be this dialect's (a necessary
+    condition, from names only: the dispatcher caches it per key signature)."""
+    if scope == SCOPE or LOGFIRE_MSG in keys or not keys.isdisjoint(_MARKERS):
+        return True
+    return any(key.startswith(("pydantic_ai.", "gen_ai.aggregated_usage.")) for key in keys)
+
+
 def classify(span: Span) -> Operation | None:
     if not _is_pydantic_ai(span):
         return None

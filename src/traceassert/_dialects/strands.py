@@ -54,6 +54,12 @@ def _is_strands(span: Span) -> bool:
     return attrs.get(k.SYSTEM) == MARKER or attrs.get(k.PROVIDER_NAME) == MARKER
 
 
+def might_claim(scope: str | None, keys: frozenset[str]) -> bool:
+    """Whether spans of this scope with these attribute keys can be this dialect's (a necessary
+    condition, from names only: the dispatcher caches it per key signature)."""
+    return scope == SCOPE or k.SYSTEM in keys or k.PROVIDER_NAME in keys
+
+
 def classify(span: Span) -> Operation | None:
     if not _is_strands(span):
         return None

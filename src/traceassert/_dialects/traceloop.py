@@ -281,6 +281,12 @@ def _is_graph_workflow(span: Span) -> bool:
     return attrs.get(k.OPERATION_NAME) == k.OP_INVOKE_AGENT and attrs.get(k.PROVIDER_NAME) == "langgraph"
 
 
+def might_claim(scope: str | None, keys: frozenset[str]) -> bool:
+    """Whether spans of this scope with these attribute keys can be this dialect's (a necessary
+    condition, from names only: the dispatcher caches it per key signature)."""
+    return scope in _SCOPES or not keys.isdisjoint(_MARKER_KEYS)
+
+
 def classify(span: Span) -> Operation | None:
     if not is_traceloop(span):
         return None
