@@ -12,6 +12,7 @@ from ._checks_budget import BudgetChecks
 from ._checks_eval import EvalChecks
 from ._checks_invocations import InvocationChecks
 from ._checks_io import IOChecks
+from ._checks_scope import ScopeChecks
 from ._checks_spans import SpanChecks
 from ._errors import TraceAssertionError
 from ._selection import SOFT_COLLECTOR
@@ -20,7 +21,7 @@ from ._trace import Trace
 __all__ = ["TraceAsserter", "assert_trace", "soft"]
 
 
-class TraceAsserter(SpanChecks, IOChecks, BudgetChecks, InvocationChecks, EvalChecks):
+class TraceAsserter(SpanChecks, ScopeChecks, IOChecks, BudgetChecks, InvocationChecks, EvalChecks):
     """Fluent checks over a Trace, a Capture (read live), or an iterable of spans.
 
     Selectors (``where``, ``has_attribute``, ``has_event``, ``has_scope``..., ``called_agent``,

@@ -15,17 +15,17 @@ fills missing call ids and arguments and gives parallel calls the order the mode
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ._arguments import parse_arguments
-from ._dialects import DIALECTS, Operation, ToolCallRequest, classify
+from ._dialects import DIALECTS, Operation, classify
+from ._finish import finish_model, finish_tool, first, is_cancellation, total
 from ._layers import merge_layers
-from ._streaming import streamed_text
-from ._records import AgentInvocation, ErrorInfo, ModelCall, Retrieval, ToolExecution
+from ._records import AgentInvocation, ModelCall, Retrieval, ToolExecution
 from ._regroup import regroup
+from ._requests import match_requests, order_tools
 from ._span import Span
+from ._streaming import streamed_text
 from ._trace import Trace
 
 __all__ = ["Reconstruction", "reconstruct"]
@@ -261,13 +261,13 @@ class _Builder:
     def finish_agent(self, build: _AgentBuild) -> None:
         inv = build.inv
         for call in build.models:
-            _finish_model(call, build.model_ops[id(call)])
+            finish_model(call, build.model_ops[id(call)])
         build.tools.sort(key=_start)
         build.models.sort(key=_start)
         for tool in build.tools:
-            _finish_tool(tool, self.tool_ops[id(tool)])
-        self.match_requests(build)
-        _order_tools(build.tools)
+            finish_tool(tool, self.tool_ops[id(tool)])
+        match_requests(build, self.tools)
+        order_tools(build.tools)
         build.retrievals.sort(key=_start)
         build.nested.sort(key=_start)
         inv.tool_executions = tuple(build.tools)
@@ -275,15 +275,15 @@ class _Builder:
         inv.retrievals = tuple(build.retrievals)
         inv.nested = tuple(build.nested)
         ops = build.ops
-        inv.input = _first(op.input for op in ops)
-        inv.output = _first(op.output for op in ops)
-        inv.conversation_id = _first(op.conversation_id for op in ops)
-        error = _first(op.error for op in ops)
+        inv.input = first(op.input for op in ops)
+        inv.output = first(op.output for op in ops)
+        inv.conversation_id = first(op.conversation_id for op in ops)
+        error = first(op.error for op in ops)
         if any(op.cancelled for op in ops):
             inv.status = "cancelled"
         elif any(op.failed for op in ops):
             # a run stopped by cancellation (asyncio.CancelledError recorded as its error) was cancelled
-            inv.status = "cancelled" if _is_cancellation(error) else "failed"
+            inv.status = "cancelled" if is_cancellation(error) else "failed"
             inv.error = error
         elif inv.implicit:
             inv.status = "failed" if any(t.failed for t in build.models) else "unknown"
@@ -299,161 +299,13 @@ class _Builder:
             inv.streamed_output = streamed_text(build.models[-1].spans)
         calls = inv.all_model_calls()
         if any(c.input_tokens is not None or c.output_tokens is not None for c in calls):
-            inv.input_tokens = _sum(c.input_tokens for c in calls)
-            inv.output_tokens = _sum(c.output_tokens for c in calls)
-            inv.total_tokens = _sum(c.total_tokens for c in calls)
+            inv.input_tokens = total(c.input_tokens for c in calls)
+            inv.output_tokens = total(c.output_tokens for c in calls)
+            inv.total_tokens = total(c.total_tokens for c in calls)
         else:
-            inv.input_tokens = _first(op.input_tokens for op in ops)
-            inv.output_tokens = _first(op.output_tokens for op in ops)
-            inv.total_tokens = _first(op.total_tokens for op in ops)
-
-    def match_requests(self, build: _AgentBuild) -> None:
-        requests: list[tuple[tuple[int, int], ToolCallRequest, ModelCall]] = []
-        for m_index, call in enumerate(build.models):
-            for r_index, req in enumerate(_requests(build.model_ops[id(call)])):
-                requests.append(((m_index, r_index), req, call))
-        if not requests:
-            for tool in build.tools:
-                tool.arguments = parse_arguments(tool.raw_arguments)
-            return
-        used: set[int] = set()
-        by_id = {req.call_id: i for i, (_, req, _) in enumerate(requests) if req.call_id}
-        pending: list[ToolExecution] = []
-        for tool in build.tools:
-            i = by_id.get(tool.call_id) if tool.call_id else None
-            if i is not None and i not in used:
-                self._apply(tool, requests[i], used, i)
-            else:
-                pending.append(tool)
-        for tool in pending:
-            candidates = [
-                i
-                for i, (_, req, call) in enumerate(requests)
-                if i not in used and req.name == tool.name and call.start_ns <= tool.start_ns
-            ]
-            if not candidates:
-                tool.arguments = parse_arguments(tool.raw_arguments)
-                continue
-            # by name and arguments first (parallel calls of one tool), else the first by order
-            chosen = next((i for i in candidates if _same_arguments(tool, requests[i][1])), candidates[0])
-            self._apply(tool, requests[chosen], used, chosen)
-        if build.tools:
-            return
-        # the producer records what the model asked for but no execution: keep the calls, failed unknown
-        for i, (order, req, call) in enumerate(requests):
-            if i in used:
-                continue
-            tool = ToolExecution(
-                name=req.name,
-                arguments=parse_arguments(req.arguments),
-                raw_arguments=req.arguments,
-                call_id=req.call_id,
-                failed=None,
-                agent=build.inv,
-                span=call.span,
-                dialect=call.dialect,
-                request_order=order,
-            )
-            build.tools.append(tool)
-            self.tools.append(tool)
-
-    @staticmethod
-    def _apply(
-        tool: ToolExecution,
-        entry: tuple[tuple[int, int], ToolCallRequest, ModelCall],
-        used: set[int],
-        index: int,
-    ) -> None:
-        order, req, _ = entry
-        used.add(index)
-        tool.request_order = order
-        if tool.call_id is None:
-            tool.call_id = req.call_id
-        requested = parse_arguments(req.arguments)
-        params = tuple(requested) if len(requested) == 1 else ()
-        if tool.raw_arguments is None or tool.raw_arguments == "":
-            tool.raw_arguments = req.arguments
-            tool.arguments = requested
-        elif params and isinstance(tool.raw_arguments, str) and requested[params[0]] == tool.raw_arguments:
-            # one string argument recorded bare (OpenInference unwraps it): keep it a string, even "75001"
-            tool.arguments = requested
-        else:
-            tool.arguments = parse_arguments(tool.raw_arguments, params)
-
-
-def _is_cancellation(error: ErrorInfo | None) -> bool:
-    if error is None or not error.type:
-        return False
-    return error.type.rsplit(".", 1)[-1] in ("CancelledError", "Cancelled", "TaskCancelled")
-
-
-def _same_arguments(tool: ToolExecution, req: ToolCallRequest) -> bool:
-    """Whether an execution's recorded arguments are those of a requested call (a bare scalar matches a
-    request with that one value)."""
-    requested = parse_arguments(req.arguments)
-    params = tuple(requested) if len(requested) == 1 else ()
-    return parse_arguments(tool.raw_arguments, params) == requested
-
-
-def _requests(ops: Sequence[Operation]) -> tuple[ToolCallRequest, ...]:
-    for op in ops:
-        if op.requested_tools:
-            return op.requested_tools
-    return ()
-
-
-def _finish_tool(tool: ToolExecution, ops: list[Operation]) -> None:
-    if len(ops) == 1:
-        return  # the execution was built from this one operation
-    for op in ops[1:]:
-        if tool.raw_arguments is None:
-            tool.raw_arguments = op.arguments
-        if tool.result is None:
-            tool.result = op.result
-        if tool.call_id is None:
-            tool.call_id = op.call_id
-    failed = [op.failed for op in ops]
-    if any(f is True for f in failed):
-        tool.failed = True
-        tool.error = _first(op.error for op in ops)
-    elif any(f is False for f in failed):
-        tool.failed = False
-    else:
-        tool.failed = None  # still running when the trace was read
-
-
-def _finish_model(call: ModelCall, ops: list[Operation]) -> None:
-    if len(ops) == 1:
-        op = ops[0]
-        call.input_tokens = op.input_tokens
-        call.output_tokens = op.output_tokens
-        total = op.total_tokens
-        if total is None and (op.input_tokens is not None or op.output_tokens is not None):
-            total = (op.input_tokens or 0) + (op.output_tokens or 0)
-        call.total_tokens = total
-        call.provider = op.provider
-        call.finish_reasons = op.finish_reasons
-        call.streamed = op.streamed
-        call.output = op.output
-        call.failed = bool(op.failed)
-        call.error = op.error if op.failed else None
-        return
-    # the innermost span with usage is the provider's own record; the rest fill gaps
-    with_usage = [op for op in ops if op.input_tokens is not None or op.output_tokens is not None]
-    source = with_usage[-1] if with_usage else ops[-1]
-    call.input_tokens = source.input_tokens
-    call.output_tokens = source.output_tokens
-    call.total_tokens = source.total_tokens
-    if call.total_tokens is None and (call.input_tokens is not None or call.output_tokens is not None):
-        call.total_tokens = (call.input_tokens or 0) + (call.output_tokens or 0)
-    call.operation = _first(op.operation for op in reversed(ops)) or call.operation
-    call.model = _first(op.model for op in reversed(ops)) or call.model
-    call.provider = _first(op.provider for op in reversed(ops))
-    call.finish_reasons = _first(op.finish_reasons or None for op in reversed(ops)) or ()
-    call.streamed = _first(op.streamed for op in ops)
-    call.output = _first(op.output for op in reversed(ops))
-    call.failed = any(op.failed for op in ops)
-    call.error = _first(op.error for op in ops) if call.failed else None
+            inv.input_tokens = first(op.input_tokens for op in ops)
+            inv.output_tokens = first(op.output_tokens for op in ops)
+            inv.total_tokens = first(op.total_tokens for op in ops)
 
 
 def _group_by_name(tools: list[ToolExecution]) -> dict[str, list[ToolExecution]]:
@@ -467,21 +319,6 @@ def _group_by_name(tools: list[ToolExecution]) -> dict[str, list[ToolExecution]]
     return out
 
 
-def _first(values: Any) -> Any:
-    for v in values:
-        if v is not None:
-            return v
-    return None
-
-
-def _sum(values: Any) -> int | None:
-    total = None
-    for v in values:
-        if v is not None:
-            total = v if total is None else total + v
-    return total
-
-
 def _depth(inv: AgentInvocation) -> int:
     d = 0
     p = inv.parent
@@ -493,23 +330,6 @@ def _depth(inv: AgentInvocation) -> int:
 
 def _start(rec: Any) -> int:
     return int(rec.start_ns)
-
-
-def _order_tools(tools: list[ToolExecution]) -> None:
-    """Start order, except that calls one model response asked for keep the order the model listed them
-    in (parallel calls may start in any order)."""
-    group_start: dict[int, int] = {}
-    for tool in tools:
-        if tool.request_order is not None:
-            g = tool.request_order[0]
-            group_start[g] = min(group_start.get(g, tool.start_ns), tool.start_ns)
-
-    def key(tool: ToolExecution) -> tuple[int, int, int]:
-        if tool.request_order is None:
-            return (tool.start_ns, 0, tool.start_ns)
-        return (group_start[tool.request_order[0]], tool.request_order[1], tool.start_ns)
-
-    tools.sort(key=key)
 
 
 def reconstruct(trace: Trace) -> Reconstruction:

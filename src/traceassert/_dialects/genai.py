@@ -73,6 +73,7 @@ def model_fields(span: Span, op: str, dialect: str = NAME) -> Operation:
     output_messages = attrs.get(k.OUTPUT_MESSAGES)
     if output_messages is None:
         output_messages = attrs.get(k.COMPLETION)
+    output_messages = maybe_json(output_messages)  # parsed once for the text and the tool calls
     stream = attrs.get(k.REQUEST_STREAM)
     if stream is None:
         stream = attrs.get("gen_ai.is_streaming")
