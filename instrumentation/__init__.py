@@ -65,3 +65,36 @@ class ScenarioFacts:
             raise ValueError("total_tokens must equal input_tokens + output_tokens")
         if sum(self.own_model_calls.values()) != self.model_calls:
             raise ValueError("own_model_calls must add up to model_calls")
+
+    def to_json(self) -> dict[str, Any]:
+        """The facts as plain JSON data (lists and dicts), as ``tests/data/*.facts.json`` stores them."""
+        return {
+            "agents": list(self.agents),
+            "nested": {name: list(children) for name, children in self.nested.items()},
+            "tools_in_order": list(self.tools_in_order),
+            "tool_arguments": [dict(arguments) for arguments in self.tool_arguments],
+            "failed_tools": list(self.failed_tools),
+            "model_calls": self.model_calls,
+            "own_model_calls": dict(self.own_model_calls),
+            "input_tokens": self.input_tokens,
+            "output_tokens": self.output_tokens,
+            "total_tokens": self.total_tokens,
+            "final_output": self.final_output,
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> ScenarioFacts:
+        """The facts `to_json` wrote."""
+        return cls(
+            agents=tuple(data["agents"]),
+            nested={name: tuple(children) for name, children in data["nested"].items()},
+            tools_in_order=tuple(data["tools_in_order"]),
+            tool_arguments=tuple(data["tool_arguments"]),
+            failed_tools=tuple(data["failed_tools"]),
+            model_calls=data["model_calls"],
+            own_model_calls=dict(data["own_model_calls"]),
+            input_tokens=data["input_tokens"],
+            output_tokens=data["output_tokens"],
+            total_tokens=data["total_tokens"],
+            final_output=data["final_output"],
+        )

@@ -42,9 +42,8 @@ content capture off only the status says that the tool failed.
 from __future__ import annotations
 
 import asyncio
-import os
 import sys
-from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
+from collections.abc import AsyncGenerator, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -61,12 +60,12 @@ from google.adk.tools.base_tool import BaseTool
 from google.adk.tools.tool_context import ToolContext
 from google.genai import types
 from opentelemetry import trace
-from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
-from opentelemetry.sdk.trace.export import SimpleSpanProcessor
-from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from opentelemetry.sdk.trace import ReadableSpan
 
-from . import ScenarioFacts
+from . import _recording, _scenario
+from ._instrumentors import restore_environment, set_environment
 from ._routing import RoutingTracer
+from ._scenario import EXPECTED, PROMPT, Turn
 
 __all__ = [
     "EXPECTED",
@@ -137,8 +136,7 @@ def instrument(
     original = _STATE.original
     routing = RoutingTracer(tracer_provider, _TRACER_NAME, _adk_version())
     _retarget(lambda tracer: tracer is original or isinstance(tracer, RoutingTracer), routing)
-    _STATE.env = {_SCHEMA_ENV: os.environ.get(_SCHEMA_ENV)}
-    os.environ[_SCHEMA_ENV] = str(schema)
+    _STATE.env = set_environment({_SCHEMA_ENV: str(schema)})
     _STATE.capture_content = capture_content
 
 
@@ -146,11 +144,7 @@ def uninstrument() -> None:
     """Give ADK its own tracer back and restore the environment `instrument` changed."""
     if _STATE.original is not None:
         _retarget(lambda tracer: isinstance(tracer, RoutingTracer), _STATE.original)
-    for key, value in _STATE.env.items():
-        if value is None:
-            os.environ.pop(key, None)
-        else:
-            os.environ[key] = value
+    restore_environment(_STATE.env)
     _STATE.env = {}
     _STATE.capture_content = True
 
@@ -165,49 +159,23 @@ def _adk_version() -> str:
 # The scenario
 # --------------------------------------------------------------------------------------------------
 
-PROMPT = "What is the weather in Paris, and what should I wear?"
-_HELPER_ANSWER = "Wear a light jacket."
-_FINAL_OUTPUT = "It is sunny in Paris; wear a light jacket."
 
-
-@dataclass(frozen=True)
-class _Turn:
-    """One scripted model response: a call to ``tool`` with ``args``, or the final ``text``; and its usage."""
-
-    input_tokens: int
-    output_tokens: int
-    tool: str | None = None
-    args: Mapping[str, Any] = field(default_factory=dict)
-    text: str = ""
-
-    def response(self, index: int, model: str) -> LlmResponse:
-        if self.tool is None:
-            part = types.Part.from_text(text=self.text)
-        else:
-            part = types.Part(
-                function_call=types.FunctionCall(
-                    id=f"call_{index}_{self.tool}", name=self.tool, args=dict(self.args)
-                )
-            )
-        return LlmResponse(
-            content=types.Content(role="model", parts=[part]),
-            finish_reason=types.FinishReason.STOP,
-            model_version=model,
-            usage_metadata=types.GenerateContentResponseUsageMetadata(
-                prompt_token_count=self.input_tokens,
-                candidates_token_count=self.output_tokens,
-                total_token_count=self.input_tokens + self.output_tokens,
-            ),
-        )
-
-
-_ORCHESTRATOR_TURNS = (
-    _Turn(101, 11, tool="get_weather", args={"city": "Paris"}),
-    _Turn(123, 13, tool="explode"),
-    _Turn(147, 17, tool="ask_helper", args={"question": "What should I wear?"}),
-    _Turn(171, 19, text=_FINAL_OUTPUT),
-)
-_HELPER_TURNS = (_Turn(37, 7, text=_HELPER_ANSWER),)
+def _response(turn: Turn, index: int, model: str) -> LlmResponse:
+    if turn.tool is None:
+        part = types.Part.from_text(text=turn.text)
+    else:
+        call = types.FunctionCall(id=turn.call_id(index), name=turn.tool, args=dict(turn.args))
+        part = types.Part(function_call=call)
+    return LlmResponse(
+        content=types.Content(role="model", parts=[part]),
+        finish_reason=types.FinishReason.STOP,
+        model_version=model,
+        usage_metadata=types.GenerateContentResponseUsageMetadata(
+            prompt_token_count=turn.input_tokens,
+            candidates_token_count=turn.output_tokens,
+            total_token_count=turn.total_tokens,
+        ),
+    )
 
 
 class ScriptedLlm(BaseLlm):
@@ -217,7 +185,7 @@ class ScriptedLlm(BaseLlm):
     replays the script from the start.
     """
 
-    turns: Sequence[_Turn]
+    turns: Sequence[Turn]
 
     async def generate_content_async(
         self, llm_request: LlmRequest, stream: bool = False
@@ -228,25 +196,18 @@ class ScriptedLlm(BaseLlm):
             for part in content.parts or ()
             if part.function_response is not None
         )
-        if index >= len(self.turns):
-            raise RuntimeError(f"the script has only {len(self.turns)} model calls")
-        yield self.turns[index].response(index, self.model)
-
-
-def get_weather(city: str) -> str:
-    """Current weather in a city."""
-    return f"Sunny, 21C in {city}"
+        yield _response(_scenario.turn_at(self.turns, index), index, self.model)
 
 
 def explode() -> str:
     """A tool that always fails; the failure is reported back to the model."""
-    raise RuntimeError("explode failed: the detonator is broken")
+    raise RuntimeError(_scenario.EXPLODE_MESSAGE)
 
 
 helper = LlmAgent(
     name="helper",
-    model=ScriptedLlm(model="scripted-helper", turns=_HELPER_TURNS),
-    instruction="Give clothing advice.",
+    model=ScriptedLlm(model=_scenario.HELPER_MODEL, turns=_scenario.HELPER_TURNS),
+    instruction=_scenario.HELPER_INSTRUCTIONS,
     description="Gives clothing advice.",
 )
 
@@ -267,26 +228,11 @@ def _report_tool_error(
 
 orchestrator = LlmAgent(
     name="orchestrator",
-    model=ScriptedLlm(model="scripted-orchestrator", turns=_ORCHESTRATOR_TURNS),
-    instruction="Answer weather questions; ask the helper for clothing advice.",
+    model=ScriptedLlm(model=_scenario.ORCHESTRATOR_MODEL, turns=_scenario.ORCHESTRATOR_TURNS),
+    instruction=_scenario.ORCHESTRATOR_INSTRUCTIONS,
     description="Answers weather questions.",
-    tools=[get_weather, explode, ask_helper],
+    tools=[_scenario.get_weather, explode, ask_helper],
     on_tool_error_callback=_report_tool_error,
-)
-
-#: ground truth, written from the script above (the conformance tests check the spans against it)
-EXPECTED = ScenarioFacts(
-    agents=("orchestrator",),
-    nested={"orchestrator": ("helper",)},
-    tools_in_order=("get_weather", "explode", "ask_helper"),
-    tool_arguments=({"city": "Paris"}, {}, {"question": "What should I wear?"}),
-    failed_tools=("explode",),
-    model_calls=5,
-    own_model_calls={"orchestrator": 4, "helper": 1},
-    input_tokens=101 + 123 + 147 + 171 + 37,
-    output_tokens=11 + 13 + 17 + 19 + 7,
-    total_tokens=(101 + 123 + 147 + 171 + 37) + (11 + 13 + 17 + 19 + 7),
-    final_output=_FINAL_OUTPUT,
 )
 
 
@@ -320,13 +266,6 @@ def record_spans(*, schema: Schema = 2, capture_content: bool = True) -> list[Re
 
     Leaves ADK's tracer and the environment as they were.
     """
-    exporter = InMemorySpanExporter()
-    provider = TracerProvider()
-    provider.add_span_processor(SimpleSpanProcessor(exporter))
-    instrument(provider, schema=schema, capture_content=capture_content)
-    try:
-        run_scenario()
-    finally:
-        uninstrument()
-        provider.shutdown()
-    return list(exporter.get_finished_spans())
+    return _recording.record_spans(
+        lambda p: instrument(p, schema=schema, capture_content=capture_content), uninstrument, run_scenario
+    )

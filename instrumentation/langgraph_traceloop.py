@@ -28,42 +28,25 @@ puts the latter inside the former by name and time.
 
 The scenario
 ------------
-The orchestrator and the helper are ``create_react_agent`` graphs on a scripted chat model
-(`ScriptedChatModel`, a ``GenericFakeChatModel`` that answers with tool calls and reports
-``usage_metadata``). ``explode`` raises ``ToolException``; ``ToolNode(handle_tool_errors=True)`` turns
-the error into a tool message for the model and the run goes on. ``ask_helper`` runs the helper graph.
+``instrumentation/_langgraph_scenario.py``: two ``create_react_agent`` graphs on `ScriptedChatModel`, a
+scripted LangChain chat model that reports its name where OpenLLMetry's callback handler reads it (the
+invocation parameters and the response metadata) and the finish reason in the generation info.
 """
 
 from __future__ import annotations
 
-import sys
-import warnings
-from collections.abc import Iterator, Sequence
 from typing import Any
 
-from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
-from langchain_core.messages import AIMessage, BaseMessage
-from langchain_core.outputs import ChatGeneration, ChatResult
-from langchain_core.tools import StructuredTool, ToolException, tool
-from langgraph.graph.state import CompiledStateGraph
-from langgraph.prebuilt import ToolNode, create_react_agent
+from langchain_core.outputs import ChatGeneration
 from opentelemetry import trace
 from opentelemetry.instrumentation.langchain import LangchainInstrumentor
-from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
-from opentelemetry.sdk.trace.export import SimpleSpanProcessor
-from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
-from pydantic import Field
+from opentelemetry.sdk.trace import ReadableSpan
 
+from . import _langgraph_scenario as _lg
+from . import _recording
+from ._instrumentors import remove_wrappers, switch_off
 from ._routing import RoutingTracerProvider
-from ._traceloop_common import (
-    EXPECTED,
-    EXPLODE_MESSAGE,
-    HELPER_TURNS,
-    ORCHESTRATOR_TURNS,
-    PROMPT,
-    Turn,
-    remove_wrappers,
-)
+from ._scenario import EXPECTED, PROMPT, Turn
 
 __all__ = [
     "EXPECTED",
@@ -116,9 +99,7 @@ _WRAPPED_MODULES = (
 
 def uninstrument() -> None:
     """Switch the instrumentation off (LangChain callback managers no longer get its handler)."""
-    instrumentor = LangchainInstrumentor()
-    if instrumentor.is_instrumented_by_opentelemetry:
-        instrumentor.uninstrument()
+    if switch_off(LangchainInstrumentor()):
         remove_wrappers(_WRAPPED_MODULES, "opentelemetry.instrumentation.langchain")
 
 
@@ -127,138 +108,38 @@ def uninstrument() -> None:
 # --------------------------------------------------------------------------------------------------
 
 
-def _message(turn: Turn, index: int, model_name: str) -> AIMessage:
-    usage = {
-        "input_tokens": turn.input_tokens,
-        "output_tokens": turn.output_tokens,
-        "total_tokens": turn.input_tokens + turn.output_tokens,
-    }
-    calls = (
-        [] if turn.tool is None else [{"name": turn.tool, "args": dict(turn.args), "id": turn.call_id(index)}]
-    )
-    return AIMessage(
-        content=turn.text,
-        tool_calls=calls,
-        usage_metadata=usage,
-        response_metadata={"model_name": model_name},
-    )
-
-
-class ScriptedChatModel(GenericFakeChatModel):
-    """LangChain's ``GenericFakeChatModel`` playing a script of tool calls and answers, with usage.
-
-    The turn is read off the conversation (how many AI messages it holds), so every run replays the
-    script. ``bind_tools`` returns the model itself: the script decides which tools are called.
-    """
-
-    turns: tuple[Turn, ...]
-    model_name: str
-    #: unused (the script replaces it); required by the base class
-    messages: Iterator[AIMessage | str] = Field(default_factory=lambda: iter(()))
-
-    def bind_tools(self, tools: Any, **kwargs: Any) -> ScriptedChatModel:
-        return self
+class ScriptedChatModel(_lg.ScriptedChatModel):
+    """The scenario's scripted chat model, reporting its name and finish reason as OpenLLMetry reads them."""
 
     @property
     def _identifying_params(self) -> dict[str, Any]:
         # the model name in the invocation parameters is how callback handlers learn it
         return {"model_name": self.model_name}
 
-    def _generate(
-        self,
-        messages: list[BaseMessage],
-        stop: list[str] | None = None,
-        run_manager: Any = None,
-        **kwargs: Any,
-    ) -> ChatResult:
-        index = sum(isinstance(message, AIMessage) for message in messages)
-        if index >= len(self.turns):
-            raise RuntimeError(f"the script has only {len(self.turns)} model calls")
-        turn = self.turns[index]
-        reason = "stop" if turn.tool is None else "tool_calls"
-        generation = ChatGeneration(
-            message=_message(turn, index, self.model_name), generation_info={"finish_reason": reason}
-        )
-        return ChatResult(generations=[generation])
+    def generation(self, turn: Turn, index: int) -> ChatGeneration:
+        message = _lg.ai_message(turn, index, model_name=self.model_name)
+        return ChatGeneration(message=message, generation_info={"finish_reason": _lg.finish_reason(turn)})
 
 
-def _react_agent(name: str, turns: Sequence[Turn], tools: Any) -> CompiledStateGraph[Any, Any, Any, Any]:
-    model = ScriptedChatModel(turns=tuple(turns), model_name=f"scripted-{name}")
-    with warnings.catch_warnings():
-        # LangGraph 1.x points to langchain.agents.create_agent; the prebuilt agent is still the common one
-        warnings.simplefilter("ignore", DeprecationWarning)
-        return create_react_agent(model, tools=tools, name=name)
-
-
-helper = _react_agent("helper", HELPER_TURNS, [])
-
-
-def _answer(result: dict[str, Any]) -> str:
-    return str(result["messages"][-1].content)
-
-
-@tool
-def get_weather(city: str) -> str:
-    """Current weather in a city."""
-    return f"Sunny, 21C in {city}"
-
-
-@tool
-def explode() -> str:
-    """A tool that always fails; the agent's ToolNode reports the failure back to the model."""
-    raise ToolException(EXPLODE_MESSAGE)
-
-
-def _ask_helper(question: str) -> str:
-    """Ask the helper agent for advice."""
-    return _answer(helper.invoke({"messages": [("user", question)]}))
-
-
-async def _ask_helper_async(question: str) -> str:
-    return _answer(await helper.ainvoke({"messages": [("user", question)]}))
-
-
-ask_helper = StructuredTool.from_function(func=_ask_helper, coroutine=_ask_helper_async, name="ask_helper")
-
-orchestrator = _react_agent(
-    "orchestrator",
-    ORCHESTRATOR_TURNS,
-    ToolNode([get_weather, explode, ask_helper], handle_tool_errors=True),
+# the explode description is the one the recorded trace (tests/data) holds
+orchestrator, helper = _lg.build_agents(
+    ScriptedChatModel,
+    descriptions={
+        "explode": "A tool that always fails; the agent's ToolNode reports the failure back to the model."
+    },
 )
 
 
 def run_scenario() -> str:
     """Run the scenario to completion and return the orchestrator's output."""
-    return _answer(orchestrator.invoke({"messages": [("user", PROMPT)]}))
+    return _lg.run(orchestrator)
 
 
 async def run_scenario_async() -> str:
     """Like `run_scenario`, in the running event loop."""
-    return _answer(await orchestrator.ainvoke({"messages": [("user", PROMPT)]}))
+    return await _lg.run_async(orchestrator)
 
 
 def record_spans() -> list[ReadableSpan]:
     """Run the scenario instrumented under an in-memory exporter; return its spans (instrumentation off)."""
-    exporter = InMemorySpanExporter()
-    provider = TracerProvider()
-    provider.add_span_processor(SimpleSpanProcessor(exporter))
-    instrument(provider)
-    try:
-        run_scenario()
-    finally:
-        uninstrument()
-        provider.shutdown()
-    return list(exporter.get_finished_spans())
-
-
-def main(argv: Sequence[str]) -> None:
-    """``python -m instrumentation.langgraph_traceloop [PATH]``: record the scenario as OTLP JSON."""
-    import traceassert as ta
-
-    path = argv[0] if argv else "tests/data/traceloop_langgraph.json"
-    ta.dump_trace(record_spans(), path, redact=True)
-    print(f"wrote {path}")
-
-
-if __name__ == "__main__":
-    main(sys.argv[1:])
+    return _recording.record_spans(instrument, uninstrument, run_scenario)

@@ -33,29 +33,24 @@ the instrumentation is off, so it never exports anything to OpenAI.
 
 The scenario
 ------------
-The agents use the SDK's ``OpenAIResponsesModel`` on an ``AsyncOpenAI`` client whose HTTP transport is a
-``MockTransport`` (of ``httpx2``, which openai 3.x is built on, else ``httpx``): scripted Responses API
-replies (with ``usage``), no sockets, no key. The turn is read off the request (how many tool results
-its input holds), so every run replays the script.
-``explode`` raises; its ``failure_error_function`` reports the message back to the model and the run
-goes on. ``ask_helper`` runs the ``helper`` agent with ``Runner.run`` inside the tool.
+``instrumentation/_openai_agents_scenario.py``: the SDK's ``OpenAIResponsesModel`` on a client whose
+transport (``httpx2``'s, which openai 3.x is built on, else ``httpx``'s) plays the script as Responses API
+replies. ``explode`` raises; its ``failure_error_function`` reports the message back to the model and
+the run goes on.
 """
 
 from __future__ import annotations
 
-import json
-from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
-from agents import Agent, OpenAIResponsesModel, RunConfig, RunContextWrapper, Runner, function_tool
-from openai import AsyncOpenAI
+from agents import RunConfig, RunContextWrapper, Runner, function_tool
 from opentelemetry import trace
-from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
-from opentelemetry.sdk.trace.export import SimpleSpanProcessor
-from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from opentelemetry.sdk.trace import ReadableSpan
 
-from . import ScenarioFacts
+from . import _openai_agents_scenario as _oa
+from . import _recording
+from ._instrumentors import switch_off, switch_on
+from ._scenario import EXPECTED, EXPLODE_MESSAGE, PROMPT
 
 try:  # openai >= 3 is built on httpx2
     import httpx2 as httpx
@@ -92,17 +87,12 @@ def instrument(tracer_provider: trace.TracerProvider | None = None) -> None:
     Args:
         tracer_provider: where the spans go; None means the global tracer provider.
     """
-    instrumentor = _instrumentor()
-    if instrumentor.is_instrumented_by_opentelemetry:
-        instrumentor.uninstrument()
-    instrumentor.instrument(tracer_provider=tracer_provider)
+    switch_on(_instrumentor(), tracer_provider=tracer_provider)
 
 
 def uninstrument() -> None:
     """Switch the instrumentation off and give the SDK its own trace processors back."""
-    instrumentor = _instrumentor()
-    if instrumentor.is_instrumented_by_opentelemetry:
-        instrumentor.uninstrument()
+    switch_off(_instrumentor())
 
 
 def _run_config() -> RunConfig:
@@ -112,117 +102,8 @@ def _run_config() -> RunConfig:
 
 
 # --------------------------------------------------------------------------------------------------
-# The scripted model: Responses API replies from a MockTransport
-# --------------------------------------------------------------------------------------------------
-
-PROMPT = "What is the weather in Paris, and what should I wear?"
-_HELPER_ANSWER = "Wear a light jacket."
-_FINAL_OUTPUT = "It is sunny in Paris; wear a light jacket."
-_EXPLODE_MESSAGE = "explode failed: the detonator is broken"
-
-
-@dataclass(frozen=True)
-class _Turn:
-    """One scripted model response: a call to ``tool`` with ``args``, or the final ``text``; and its usage."""
-
-    input_tokens: int
-    output_tokens: int
-    tool: str | None = None
-    args: Mapping[str, Any] = field(default_factory=dict)
-    text: str = ""
-
-    def response(self, model: str, index: int) -> dict[str, Any]:
-        """The Responses API reply (JSON) for this turn."""
-        item: dict[str, Any]
-        if self.tool is not None:
-            item = {
-                "type": "function_call",
-                "id": f"fc_{index}",
-                "call_id": f"call_{index}_{self.tool}",
-                "name": self.tool,
-                "arguments": json.dumps(dict(self.args)),
-                "status": "completed",
-            }
-        else:
-            item = {
-                "type": "message",
-                "id": f"msg_{index}",
-                "role": "assistant",
-                "status": "completed",
-                "content": [{"type": "output_text", "text": self.text, "annotations": []}],
-            }
-        return {
-            "id": f"resp_{model}_{index}",
-            "object": "response",
-            "created_at": 1_700_000_000,
-            "model": model,
-            "status": "completed",
-            "output": [item],
-            "parallel_tool_calls": True,
-            "tool_choice": "auto",
-            "tools": [],
-            "usage": {
-                "input_tokens": self.input_tokens,
-                "output_tokens": self.output_tokens,
-                "total_tokens": self.input_tokens + self.output_tokens,
-                "input_tokens_details": {"cached_tokens": 0},
-                "output_tokens_details": {"reasoning_tokens": 0},
-            },
-        }
-
-
-_ORCHESTRATOR_MODEL = "scripted-orchestrator"
-_HELPER_MODEL = "scripted-helper"
-_SCRIPTS: Mapping[str, tuple[_Turn, ...]] = {
-    _ORCHESTRATOR_MODEL: (
-        _Turn(101, 11, tool="get_weather", args={"city": "Paris"}),
-        _Turn(123, 13, tool="explode"),
-        _Turn(147, 17, tool="ask_helper", args={"question": "What should I wear?"}),
-        _Turn(171, 19, text=_FINAL_OUTPUT),
-    ),
-    _HELPER_MODEL: (_Turn(37, 7, text=_HELPER_ANSWER),),
-}
-
-
-def _respond(request: httpx.Request) -> httpx.Response:
-    """Answer a ``POST /responses`` with the script's next turn for the requested model."""
-    if request.method != "POST" or not request.url.path.endswith("/responses"):
-        return httpx.Response(404, json={"error": {"message": f"not scripted: {request.url.path}"}})
-    body = json.loads(request.content)
-    turns = _SCRIPTS.get(body.get("model"))
-    if turns is None:
-        return httpx.Response(404, json={"error": {"message": f"unknown model {body.get('model')!r}"}})
-    items = body.get("input")
-    done = sum(isinstance(i, dict) and i.get("type") == "function_call_output" for i in items or ())
-    if done >= len(turns):
-        return httpx.Response(500, json={"error": {"message": f"the script has only {len(turns)} calls"}})
-    return httpx.Response(200, json=turns[done].response(body["model"], done))
-
-
-_client = AsyncOpenAI(
-    api_key="test",
-    base_url="http://scripted.invalid/v1",
-    http_client=httpx.AsyncClient(transport=httpx.MockTransport(_respond)),
-    max_retries=0,
-)
-
-
-# --------------------------------------------------------------------------------------------------
 # The agents
 # --------------------------------------------------------------------------------------------------
-
-
-helper: Agent[Any] = Agent(
-    name="helper",
-    instructions="Give clothing advice.",
-    model=OpenAIResponsesModel(_HELPER_MODEL, _client),
-)
-
-
-@function_tool
-def get_weather(city: str) -> str:
-    """Current weather in a city."""
-    return f"Sunny, 21C in {city}"
 
 
 def _report_failure(ctx: RunContextWrapper[Any], error: Exception) -> str:
@@ -233,37 +114,14 @@ def _report_failure(ctx: RunContextWrapper[Any], error: Exception) -> str:
 @function_tool(failure_error_function=_report_failure)
 def explode() -> str:
     """A tool that always fails; the failure is reported back to the model."""
-    raise RuntimeError(_EXPLODE_MESSAGE)
+    raise RuntimeError(EXPLODE_MESSAGE)
 
 
-@function_tool
-async def ask_helper(question: str) -> str:
-    """Ask the helper agent for advice."""
-    result = await Runner.run(helper, question, run_config=_run_config())
-    return str(result.final_output)
-
-
-orchestrator: Agent[Any] = Agent(
-    name="orchestrator",
-    instructions="Answer weather questions; ask the helper for clothing advice.",
-    model=OpenAIResponsesModel(_ORCHESTRATOR_MODEL, _client),
-    tools=[get_weather, explode, ask_helper],
+# response ids and creation time as in the recorded trace (tests/data)
+_client = _oa.mock_client(
+    httpx, response_id=lambda model, index: f"resp_{model}_{index}", created_at=1_700_000_000
 )
-
-#: ground truth, written from the script above (the conformance tests check the spans against it)
-EXPECTED = ScenarioFacts(
-    agents=("orchestrator",),
-    nested={"orchestrator": ("helper",)},
-    tools_in_order=("get_weather", "explode", "ask_helper"),
-    tool_arguments=({"city": "Paris"}, {}, {"question": "What should I wear?"}),
-    failed_tools=("explode",),
-    model_calls=5,
-    own_model_calls={"orchestrator": 4, "helper": 1},
-    input_tokens=101 + 123 + 147 + 171 + 37,
-    output_tokens=11 + 13 + 17 + 19 + 7,
-    total_tokens=(101 + 123 + 147 + 171 + 37) + (11 + 13 + 17 + 19 + 7),
-    final_output=_FINAL_OUTPUT,
-)
+orchestrator, helper = _oa.build_agents(_client, explode, _run_config)
 
 
 def run_scenario() -> str:
@@ -282,13 +140,4 @@ def record_spans() -> list[ReadableSpan]:
 
     Leaves the instrumentation switched off afterwards.
     """
-    exporter = InMemorySpanExporter()
-    provider = TracerProvider()
-    provider.add_span_processor(SimpleSpanProcessor(exporter))
-    instrument(provider)
-    try:
-        run_scenario()
-    finally:
-        uninstrument()
-        provider.shutdown()
-    return list(exporter.get_finished_spans())
+    return _recording.record_spans(instrument, uninstrument, run_scenario)

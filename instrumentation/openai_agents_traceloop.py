@@ -32,39 +32,27 @@ redacted by the SDK) and the message the model was sent as the result.
 
 The scenario
 ------------
-Real ``Agent`` / ``Runner`` objects on ``OpenAIResponsesModel`` with an ``AsyncOpenAI`` client whose
-HTTP transport is an ``httpx.MockTransport``: a handler plays the script (``_traceloop_common``) as
-Responses API replies, usage included. No socket is opened and no key is needed.
+``instrumentation/_openai_agents_scenario.py``: real ``Agent`` / ``Runner`` objects on
+``OpenAIResponsesModel`` with an ``AsyncOpenAI`` client whose HTTP transport is an
+``httpx.MockTransport`` playing the script as Responses API replies, usage included.
 """
 
 from __future__ import annotations
 
-import json
-import sys
 import uuid
-from collections.abc import Sequence
-from typing import Any
 
 import httpx
-from agents import Agent, OpenAIResponsesModel, Runner, function_tool, set_trace_processors
-from openai import AsyncOpenAI
+from agents import Runner, function_tool, set_trace_processors
 from opentelemetry import trace
 from opentelemetry.instrumentation.openai import OpenAIInstrumentor
 from opentelemetry.instrumentation.openai_agents import OpenAIAgentsInstrumentor
-from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
-from opentelemetry.sdk.trace.export import SimpleSpanProcessor
-from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from opentelemetry.sdk.trace import ReadableSpan
 
+from . import _openai_agents_scenario as _oa
+from . import _recording
+from ._instrumentors import remove_wrappers, switch_off
 from ._routing import RoutingTracerProvider
-from ._traceloop_common import (
-    EXPECTED,
-    EXPLODE_MESSAGE,
-    HELPER_TURNS,
-    ORCHESTRATOR_TURNS,
-    PROMPT,
-    Turn,
-    remove_wrappers,
-)
+from ._scenario import EXPECTED, EXPLODE_MESSAGE, PROMPT
 
 __all__ = [
     "EXPECTED",
@@ -112,12 +100,8 @@ _OPENAI_MODULES = (
 
 def uninstrument() -> None:
     """Switch both instrumentors off and leave the Agents SDK without trace processors."""
-    agents_instrumentor = OpenAIAgentsInstrumentor()
-    if agents_instrumentor.is_instrumented_by_opentelemetry:
-        agents_instrumentor.uninstrument()
-    openai_instrumentor = OpenAIInstrumentor()
-    if openai_instrumentor.is_instrumented_by_opentelemetry:
-        openai_instrumentor.uninstrument()
+    switch_off(OpenAIAgentsInstrumentor())
+    if switch_off(OpenAIInstrumentor()):
         remove_wrappers(_OPENAI_MODULES, "opentelemetry.instrumentation.openai.")
     # the instrumentor never removes the processor it added: the SDK would keep feeding it
     set_trace_processors([])
@@ -127,92 +111,6 @@ def uninstrument() -> None:
 # The scripted scenario
 # --------------------------------------------------------------------------------------------------
 
-_SCRIPTS: dict[str, Sequence[Turn]] = {
-    "scripted-orchestrator": ORCHESTRATOR_TURNS,
-    "scripted-helper": HELPER_TURNS,
-}
-
-
-def _output_item(turn: Turn, index: int) -> dict[str, Any]:
-    if turn.tool is None:
-        content = [{"type": "output_text", "text": turn.text, "annotations": []}]
-        return {
-            "type": "message",
-            "id": f"msg_{index}",
-            "role": "assistant",
-            "status": "completed",
-            "content": content,
-        }
-    return {
-        "type": "function_call",
-        "id": f"fc_{index}",
-        "call_id": turn.call_id(index),
-        "name": turn.tool,
-        "arguments": json.dumps(dict(turn.args)),
-        "status": "completed",
-    }
-
-
-def _respond(request: httpx.Request) -> httpx.Response:
-    """The fake Responses API: the model name picks the script, the tool results so far pick the turn."""
-    if request.method != "POST" or not request.url.path.endswith("/responses"):
-        return httpx.Response(
-            404, json={"error": {"message": f"not scripted: {request.method} {request.url}"}}
-        )
-    body = json.loads(request.content)
-    model = body.get("model")
-    turns = _SCRIPTS.get(model) if isinstance(model, str) else None
-    if turns is None:
-        return httpx.Response(400, json={"error": {"message": f"no script for model {model!r}"}})
-    items = body.get("input") if isinstance(body.get("input"), list) else []
-    index = sum(1 for item in items if isinstance(item, dict) and item.get("type") == "function_call_output")
-    if index >= len(turns):
-        return httpx.Response(400, json={"error": {"message": f"the script has only {len(turns)} turns"}})
-    turn = turns[index]
-    usage = {
-        "input_tokens": turn.input_tokens,
-        "output_tokens": turn.output_tokens,
-        "total_tokens": turn.input_tokens + turn.output_tokens,
-        "input_tokens_details": {"cached_tokens": 0},
-        "output_tokens_details": {"reasoning_tokens": 0},
-    }
-    reply = {
-        # unique, as OpenAI's are: OpenLLMetry keeps every response it saw by id, process-wide, and
-        # traces a response id it has seen before in the first one's context (or not at all)
-        "id": f"resp_{uuid.uuid4().hex}",
-        "object": "response",
-        "created_at": 0,
-        "status": "completed",
-        "model": model,
-        "output": [_output_item(turn, index)],
-        "usage": usage,
-        "parallel_tool_calls": True,
-        "tool_choice": "auto",
-        "tools": [],
-    }
-    return httpx.Response(200, json=reply)
-
-
-def _client() -> AsyncOpenAI:
-    # openai 3.x is typed for its ``httpx2`` clients and accepts ``httpx`` ones too (as 1.x and 2.x do)
-    http_client: Any = httpx.AsyncClient(transport=httpx.MockTransport(_respond))
-    return AsyncOpenAI(api_key="test", base_url="http://scripted.invalid/v1", http_client=http_client)
-
-
-_CLIENT = _client()
-
-helper = Agent(
-    name="helper",
-    instructions="Give clothing advice.",
-    model=OpenAIResponsesModel("scripted-helper", _CLIENT),
-)
-
-
-@function_tool
-def get_weather(city: str) -> str:
-    """Current weather in a city."""
-    return f"Sunny, 21C in {city}"
-
 
 @function_tool
 def explode() -> str:
@@ -220,19 +118,10 @@ def explode() -> str:
     raise RuntimeError(EXPLODE_MESSAGE)
 
 
-@function_tool
-async def ask_helper(question: str) -> str:
-    """Ask the helper agent for advice."""
-    result = await Runner.run(helper, question)
-    return str(result.final_output)
-
-
-orchestrator = Agent(
-    name="orchestrator",
-    instructions="Answer weather questions; ask the helper for clothing advice.",
-    model=OpenAIResponsesModel("scripted-orchestrator", _CLIENT),
-    tools=[get_weather, explode, ask_helper],
-)
+# Response ids are unique, as OpenAI's are: OpenLLMetry keeps every response it saw by id, process-wide,
+# and traces a response id it has seen before in the first one's context (or not at all).
+_CLIENT = _oa.mock_client(httpx, response_id=lambda model, index: f"resp_{uuid.uuid4().hex}", created_at=0)
+orchestrator, helper = _oa.build_agents(_CLIENT, explode, lambda: None)
 
 
 def run_scenario() -> str:
@@ -248,26 +137,4 @@ async def run_scenario_async() -> str:
 
 def record_spans() -> list[ReadableSpan]:
     """Run the scenario instrumented under an in-memory exporter; return its spans (instrumentation off)."""
-    exporter = InMemorySpanExporter()
-    provider = TracerProvider()
-    provider.add_span_processor(SimpleSpanProcessor(exporter))
-    instrument(provider)
-    try:
-        run_scenario()
-    finally:
-        uninstrument()
-        provider.shutdown()
-    return list(exporter.get_finished_spans())
-
-
-def main(argv: Sequence[str]) -> None:
-    """``python -m instrumentation.openai_agents_traceloop [PATH]``: record the scenario as OTLP JSON."""
-    import traceassert as ta
-
-    path = argv[0] if argv else "tests/data/traceloop_openai_agents.json"
-    ta.dump_trace(record_spans(), path, redact=True)
-    print(f"wrote {path}")
-
-
-if __name__ == "__main__":
-    main(sys.argv[1:])
+    return _recording.record_spans(instrument, uninstrument, run_scenario)

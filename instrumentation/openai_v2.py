@@ -39,8 +39,7 @@ sends ``"Error: <message>"`` back to the model as the tool result; the run goes 
 from __future__ import annotations
 
 import json
-import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -48,14 +47,15 @@ import httpx2 as httpx
 from openai import OpenAI
 from opentelemetry import trace
 from opentelemetry.instrumentation.openai_v2 import OpenAIInstrumentor
-from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
-from opentelemetry.sdk.trace.export import SimpleSpanProcessor
-from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.util.genai.handler import TelemetryHandler
 from opentelemetry.util.genai.types import InputMessage, OutputMessage, Text
 
-from . import ScenarioFacts
+from . import _recording
+from ._instrumentors import restore_environment, set_environment
 from ._routing import RoutingTracerProvider
+from ._scenario import EXPECTED, EXPLODE_MESSAGE, HELPER_MODEL, ORCHESTRATOR_MODEL, PROMPT, SCRIPTS, Turn
+from ._scenario import get_weather as _weather
 
 __all__ = [
     "CONTENT_MODES",
@@ -102,8 +102,7 @@ def instrument(
             for the process until `uninstrument` (util-genai 1.1 reads it as each span ends).
     """
     uninstrument()
-    _STATE.env = {_CONTENT_ENV: os.environ.get(_CONTENT_ENV)}
-    os.environ[_CONTENT_ENV] = content
+    _STATE.env = set_environment({_CONTENT_ENV: content})
     provider = RoutingTracerProvider(tracer_provider)
     instrumentor = OpenAIInstrumentor()  # type: ignore[no-untyped-call]
     instrumentor.instrument(tracer_provider=provider)
@@ -117,11 +116,7 @@ def uninstrument() -> None:
         _STATE.instrumentor.uninstrument()
     _STATE.instrumentor = None
     _STATE.handler = None
-    for key, value in _STATE.env.items():
-        if value is None:
-            os.environ.pop(key, None)
-        else:
-            os.environ[key] = value
+    restore_environment(_STATE.env)
     _STATE.env = {}
 
 
@@ -129,69 +124,45 @@ def uninstrument() -> None:
 # The scripted OpenAI endpoint
 # --------------------------------------------------------------------------------------------------
 
-PROMPT = "What is the weather in Paris, and what should I wear?"
-_HELPER_ANSWER = "Wear a light jacket."
-_FINAL_OUTPUT = "It is sunny in Paris; wear a light jacket."
 
-
-@dataclass(frozen=True)
-class _Turn:
-    """One scripted chat completion: a call to ``tool`` with ``args``, or the final ``text``; its usage."""
-
-    input_tokens: int
-    output_tokens: int
-    tool: str | None = None
-    args: Mapping[str, Any] = field(default_factory=dict)
-    text: str = ""
-
-    def completion(self, index: int, model: str) -> dict[str, Any]:
-        message: dict[str, Any] = {"role": "assistant", "content": self.text or None}
-        finish = "stop"
-        if self.tool is not None:
-            finish = "tool_calls"
-            message["tool_calls"] = [
-                {
-                    "id": f"call_{index}_{self.tool}",
-                    "type": "function",
-                    "function": {"name": self.tool, "arguments": json.dumps(dict(self.args))},
-                }
-            ]
-        return {
-            "id": f"chatcmpl-{model}-{index}",
-            "object": "chat.completion",
-            "created": 1_700_000_000 + index,
-            "model": model,
-            "choices": [{"index": 0, "message": message, "finish_reason": finish, "logprobs": None}],
-            "usage": {
-                "prompt_tokens": self.input_tokens,
-                "completion_tokens": self.output_tokens,
-                "total_tokens": self.input_tokens + self.output_tokens,
-            },
-        }
-
-
-_SCRIPTS: dict[str, tuple[_Turn, ...]] = {
-    "scripted-orchestrator": (
-        _Turn(101, 11, tool="get_weather", args={"city": "Paris"}),
-        _Turn(123, 13, tool="explode"),
-        _Turn(147, 17, tool="ask_helper", args={"question": "What should I wear?"}),
-        _Turn(171, 19, text=_FINAL_OUTPUT),
-    ),
-    "scripted-helper": (_Turn(37, 7, text=_HELPER_ANSWER),),
-}
+def _completion(turn: Turn, index: int, model: str) -> dict[str, Any]:
+    """The chat completion (JSON) for ``turn``."""
+    message: dict[str, Any] = {"role": "assistant", "content": turn.text or None}
+    finish = "stop"
+    if turn.tool is not None:
+        finish = "tool_calls"
+        message["tool_calls"] = [
+            {
+                "id": turn.call_id(index),
+                "type": "function",
+                "function": {"name": turn.tool, "arguments": turn.arguments_json()},
+            }
+        ]
+    return {
+        "id": f"chatcmpl-{model}-{index}",
+        "object": "chat.completion",
+        "created": 1_700_000_000 + index,
+        "model": model,
+        "choices": [{"index": 0, "message": message, "finish_reason": finish, "logprobs": None}],
+        "usage": {
+            "prompt_tokens": turn.input_tokens,
+            "completion_tokens": turn.output_tokens,
+            "total_tokens": turn.total_tokens,
+        },
+    }
 
 
 def _respond(request: httpx.Request) -> httpx.Response:
     """The fake endpoint: the turn is read off the request (tool results so far), per model."""
     body = json.loads(request.content)
     model = body["model"]
-    turns = _SCRIPTS.get(model)
+    turns = SCRIPTS.get(model)
     if turns is None:
         return httpx.Response(404, json={"error": {"message": f"no script for model {model!r}"}})
     index = sum(1 for message in body["messages"] if message.get("role") == "tool")
     if index >= len(turns):
         return httpx.Response(500, json={"error": {"message": f"the script has only {len(turns)} calls"}})
-    return httpx.Response(200, json=turns[index].completion(index, model))
+    return httpx.Response(200, json=_completion(turns[index], index, model))
 
 
 def make_client() -> OpenAI:
@@ -285,14 +256,14 @@ class _LoopAgent:
 
 
 def _get_weather(client: OpenAI, city: str) -> str:
-    return f"Sunny, 21C in {city}"
+    return _weather(city)
 
 
 def _explode(client: OpenAI) -> str:
-    raise RuntimeError("explode failed: the detonator is broken")
+    raise RuntimeError(EXPLODE_MESSAGE)
 
 
-helper = _LoopAgent(name="helper", model="scripted-helper", tools={}, specs=[])
+helper = _LoopAgent(name="helper", model=HELPER_MODEL, tools={}, specs=[])
 
 
 def _ask_helper(client: OpenAI, question: str) -> str:
@@ -301,28 +272,13 @@ def _ask_helper(client: OpenAI, question: str) -> str:
 
 orchestrator = _LoopAgent(
     name="orchestrator",
-    model="scripted-orchestrator",
+    model=ORCHESTRATOR_MODEL,
     tools={"get_weather": _get_weather, "explode": _explode, "ask_helper": _ask_helper},
     specs=[
         _function_spec("get_weather", ["city"], "Current weather in a city."),
         _function_spec("explode", [], "A tool that always fails."),
         _function_spec("ask_helper", ["question"], "Ask the helper agent for advice."),
     ],
-)
-
-#: ground truth, written from the script above (the conformance tests check the spans against it)
-EXPECTED = ScenarioFacts(
-    agents=("orchestrator",),
-    nested={"orchestrator": ("helper",)},
-    tools_in_order=("get_weather", "explode", "ask_helper"),
-    tool_arguments=({"city": "Paris"}, {}, {"question": "What should I wear?"}),
-    failed_tools=("explode",),
-    model_calls=5,
-    own_model_calls={"orchestrator": 4, "helper": 1},
-    input_tokens=101 + 123 + 147 + 171 + 37,
-    output_tokens=11 + 13 + 17 + 19 + 7,
-    total_tokens=(101 + 123 + 147 + 171 + 37) + (11 + 13 + 17 + 19 + 7),
-    final_output=_FINAL_OUTPUT,
 )
 
 
@@ -348,13 +304,6 @@ def record_spans(*, content: ContentMode = "span_only", agent_spans: bool = True
 
     Leaves the instrumentation switched off afterwards.
     """
-    exporter = InMemorySpanExporter()
-    provider = TracerProvider()
-    provider.add_span_processor(SimpleSpanProcessor(exporter))
-    instrument(provider, content=content)
-    try:
-        run_scenario(agent_spans=agent_spans)
-    finally:
-        uninstrument()
-        provider.shutdown()
-    return list(exporter.get_finished_spans())
+    return _recording.record_spans(
+        lambda p: instrument(p, content=content), uninstrument, lambda: run_scenario(agent_spans=agent_spans)
+    )

@@ -51,16 +51,11 @@ tool span ERROR but ends the run (and marks the agent span ERROR).
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable, Mapping, Sequence
-from contextlib import AbstractContextManager
-from dataclasses import dataclass, field
-from typing import Any, Literal
+from collections.abc import Callable, Sequence
+from typing import Any, Literal, TypeVar
 
 from opentelemetry import trace
-from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
-from opentelemetry.sdk.trace.export import SimpleSpanProcessor
-from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
-from opentelemetry.util.types import Attributes
+from opentelemetry.sdk.trace import ReadableSpan
 from pydantic_ai.agent import Agent
 from pydantic_ai.exceptions import ModelRetry, PydanticAIDeprecationWarning
 from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart
@@ -69,7 +64,9 @@ from pydantic_ai.models.instrumented import InstrumentationSettings
 from pydantic_ai.tools import RunContext
 from pydantic_ai.usage import RequestUsage
 
-from . import ScenarioFacts
+from . import _recording, _scenario
+from ._routing import RoutingTracerProvider
+from ._scenario import EXPECTED, PROMPT, Turn
 
 __all__ = [
     "DEFAULT_VERSION",
@@ -83,6 +80,7 @@ __all__ = [
     "record_spans",
     "run_scenario",
     "run_scenario_async",
+    "script_function",
     "uninstrument",
 ]
 
@@ -98,43 +96,6 @@ DEFAULT_VERSION: Version = InstrumentationSettings.version
 # --------------------------------------------------------------------------------------------------
 
 
-class _GlobalTracer(trace.Tracer):
-    """A tracer that looks up the global tracer provider each time it starts a span."""
-
-    def __init__(
-        self, name: str, version: str | None, schema_url: str | None, attributes: Attributes
-    ) -> None:
-        self._args = (name, version, schema_url, attributes)
-        self._cached: tuple[trace.TracerProvider, trace.Tracer] | None = None
-
-    def _tracer(self) -> trace.Tracer:
-        provider = trace.get_tracer_provider()
-        if self._cached is None or self._cached[0] is not provider:
-            self._cached = (provider, provider.get_tracer(*self._args))
-        return self._cached[1]
-
-    def start_span(self, *args: Any, **kwargs: Any) -> trace.Span:
-        return self._tracer().start_span(*args, **kwargs)
-
-    def start_as_current_span(  # type: ignore[override]
-        self, *args: Any, **kwargs: Any
-    ) -> AbstractContextManager[trace.Span]:
-        return self._tracer().start_as_current_span(*args, **kwargs)
-
-
-class _GlobalTracerProvider(trace.TracerProvider):
-    """Hands out `_GlobalTracer`s, so spans go to whatever provider is global when they start."""
-
-    def get_tracer(
-        self,
-        instrumenting_module_name: str,
-        instrumenting_library_version: str | None = None,
-        schema_url: str | None = None,
-        attributes: Attributes = None,
-    ) -> trace.Tracer:
-        return _GlobalTracer(instrumenting_module_name, instrumenting_library_version, schema_url, attributes)
-
-
 def instrument(
     tracer_provider: trace.TracerProvider | None = None, *, version: Version | None = None
 ) -> None:
@@ -146,7 +107,7 @@ def instrument(
         version: the instrumentation data format version (see the module docstring); None means
             pydantic-ai's default. The deprecated versions 2-4 are used without a warning.
     """
-    provider = _GlobalTracerProvider() if tracer_provider is None else tracer_provider
+    provider = RoutingTracerProvider() if tracer_provider is None else tracer_provider
     if version is None:
         settings = InstrumentationSettings(tracer_provider=provider, include_content=True)
     else:
@@ -167,76 +128,55 @@ def uninstrument() -> None:
 # The scripted scenario
 # --------------------------------------------------------------------------------------------------
 
-PROMPT = "What is the weather in Paris, and what should I wear?"
+_T = TypeVar("_T")
 
 
-@dataclass(frozen=True)
-class _Turn:
-    """One scripted model response: a call to ``tool`` with ``args``, or the final ``text``; and its usage."""
+def script_function(
+    replies: Sequence[_T], respond: Callable[[_T, int], ModelResponse]
+) -> Callable[[list[ModelMessage], AgentInfo], Any]:
+    """A `FunctionModel` function that plays ``replies`` in order, one per model call of a run.
 
-    input_tokens: int
-    output_tokens: int
-    tool: str | None = None
-    args: Mapping[str, Any] = field(default_factory=dict)
-    text: str = ""
+    ``respond(reply, index)`` makes the model response; it is called afresh for every call, as the
+    framework may annotate the parts it is given.
+    """
 
-    def response(self, index: int) -> ModelResponse:
-        # Parts are built afresh for every call: the framework may annotate the parts it is given.
-        usage = RequestUsage(input_tokens=self.input_tokens, output_tokens=self.output_tokens)
-        if self.tool is None:
-            return ModelResponse(parts=[TextPart(self.text)], usage=usage, finish_reason="stop")
-        call = ToolCallPart(self.tool, dict(self.args), tool_call_id=f"call_{index}_{self.tool}")
-        return ModelResponse(parts=[call], usage=usage, finish_reason="tool_call")
-
-
-_HELPER_ANSWER = "Wear a light jacket."
-_FINAL_OUTPUT = "It is sunny in Paris; wear a light jacket."
-
-_ORCHESTRATOR_TURNS = (
-    _Turn(101, 11, tool="get_weather", args={"city": "Paris"}),
-    _Turn(123, 13, tool="explode"),
-    _Turn(147, 17, tool="ask_helper", args={"question": "What should I wear?"}),
-    _Turn(171, 19, text=_FINAL_OUTPUT),
-)
-_HELPER_TURNS = (_Turn(37, 7, text=_HELPER_ANSWER),)
-
-
-def _script(turns: Sequence[_Turn]) -> Callable[[list[ModelMessage], AgentInfo], Any]:
-    """A `FunctionModel` function that plays ``turns`` in order, one per model call of a run."""
-
-    async def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
-        # The turn is read off the history (responses so far), so every run replays the script.
+    async def function(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        # The reply is read off the history (responses so far), so every run replays the script.
         index = sum(isinstance(message, ModelResponse) for message in messages)
-        if index >= len(turns):
-            raise RuntimeError(f"the script has only {len(turns)} model calls")
-        return turns[index].response(index)
+        return respond(_scenario.turn_at(replies, index), index)
 
-    return respond
+    return function
+
+
+def _response(turn: Turn, index: int) -> ModelResponse:
+    usage = RequestUsage(input_tokens=turn.input_tokens, output_tokens=turn.output_tokens)
+    if turn.tool is None:
+        return ModelResponse(parts=[TextPart(turn.text)], usage=usage, finish_reason="stop")
+    call = ToolCallPart(turn.tool, dict(turn.args), tool_call_id=turn.call_id(index))
+    return ModelResponse(parts=[call], usage=usage, finish_reason="tool_call")
 
 
 helper: Agent[None, str] = Agent(
-    FunctionModel(_script(_HELPER_TURNS), model_name="scripted-helper"),
+    FunctionModel(script_function(_scenario.HELPER_TURNS, _response), model_name=_scenario.HELPER_MODEL),
     name="helper",
-    instructions="Give clothing advice.",
+    instructions=_scenario.HELPER_INSTRUCTIONS,
 )
 
 orchestrator: Agent[None, str] = Agent(
-    FunctionModel(_script(_ORCHESTRATOR_TURNS), model_name="scripted-orchestrator"),
+    FunctionModel(
+        script_function(_scenario.ORCHESTRATOR_TURNS, _response), model_name=_scenario.ORCHESTRATOR_MODEL
+    ),
     name="orchestrator",
-    instructions="Answer weather questions; ask the helper for clothing advice.",
+    instructions=_scenario.ORCHESTRATOR_INSTRUCTIONS,
 )
 
-
-@orchestrator.tool_plain
-def get_weather(city: str) -> str:
-    """Current weather in a city."""
-    return f"Sunny, 21C in {city}"
+orchestrator.tool_plain(_scenario.get_weather)
 
 
 @orchestrator.tool_plain
 def explode() -> str:
     """A tool that always fails; the failure is reported back to the model."""
-    raise ModelRetry("explode failed: the detonator is broken")
+    raise ModelRetry(_scenario.EXPLODE_MESSAGE)
 
 
 @orchestrator.tool
@@ -245,22 +185,6 @@ async def ask_helper(ctx: RunContext[None], question: str) -> str:
     # Passing the usage on is Pydantic AI's delegation pattern: the helper's tokens count towards the run.
     result = await helper.run(question, usage=ctx.usage)
     return result.output
-
-
-#: ground truth, written from the script above (the conformance tests check the spans against it)
-EXPECTED = ScenarioFacts(
-    agents=("orchestrator",),
-    nested={"orchestrator": ("helper",)},
-    tools_in_order=("get_weather", "explode", "ask_helper"),
-    tool_arguments=({"city": "Paris"}, {}, {"question": "What should I wear?"}),
-    failed_tools=("explode",),
-    model_calls=5,
-    own_model_calls={"orchestrator": 4, "helper": 1},
-    input_tokens=101 + 123 + 147 + 171 + 37,
-    output_tokens=11 + 13 + 17 + 19 + 7,
-    total_tokens=(101 + 123 + 147 + 171 + 37) + (11 + 13 + 17 + 19 + 7),
-    final_output=_FINAL_OUTPUT,
-)
 
 
 def run_scenario() -> str:
@@ -279,13 +203,4 @@ def record_spans(*, version: Version | None = None) -> list[ReadableSpan]:
 
     Leaves the instrumentation switched off afterwards.
     """
-    exporter = InMemorySpanExporter()
-    provider = TracerProvider()
-    provider.add_span_processor(SimpleSpanProcessor(exporter))
-    instrument(provider, version=version)
-    try:
-        run_scenario()
-    finally:
-        uninstrument()
-        provider.shutdown()
-    return list(exporter.get_finished_spans())
+    return _recording.record_spans(lambda p: instrument(p, version=version), uninstrument, run_scenario)

@@ -23,18 +23,19 @@ What Pydantic AI records (and what the invocation checks rely on):
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from pydantic_ai.agent import Agent
 from pydantic_ai.exceptions import ModelRetry
-from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart
-from pydantic_ai.models.function import AgentInfo, FunctionModel
+from pydantic_ai.messages import ModelResponse, TextPart, ToolCallPart
+from pydantic_ai.models.function import FunctionModel
 from pydantic_ai.tools import RunContext
 from pydantic_ai.usage import RequestUsage
 
-from . import ScenarioFacts
+from ._scenario import scenario_facts
+from .pydantic_ai import script_function
 
 __all__ = [
     "FAILING",
@@ -70,42 +71,6 @@ class _Reply:
         return ModelResponse(parts=parts, usage=usage, finish_reason="tool_call")
 
 
-def _script(replies: Sequence[_Reply]) -> Callable[[list[ModelMessage], AgentInfo], Any]:
-    async def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
-        index = sum(isinstance(m, ModelResponse) for m in messages)
-        if index >= len(replies):
-            raise RuntimeError(f"the script has only {len(replies)} model calls")
-        return replies[index].response(index)
-
-    return respond
-
-
-def _facts(
-    replies: Mapping[str, Sequence[_Reply]],
-    *,
-    agents: tuple[str, ...],
-    nested: Mapping[str, tuple[str, ...]],
-    tools: Sequence[tuple[str, Mapping[str, Any]]],
-    failed: tuple[str, ...],
-    output: str,
-) -> ScenarioFacts:
-    inp = sum(r.input_tokens for rs in replies.values() for r in rs)
-    out = sum(r.output_tokens for rs in replies.values() for r in rs)
-    return ScenarioFacts(
-        agents=agents,
-        nested=nested,
-        tools_in_order=tuple(name for name, _ in tools),
-        tool_arguments=tuple(args for _, args in tools),
-        failed_tools=failed,
-        model_calls=sum(len(rs) for rs in replies.values()),
-        own_model_calls={name: len(rs) for name, rs in replies.items()},
-        input_tokens=inp,
-        output_tokens=out,
-        total_tokens=inp + out,
-        final_output=output,
-    )
-
-
 # -- failing run: a tool raises a plain exception, which ends the run -----------------------------------
 
 _BOOKING_REPLIES = (
@@ -114,7 +79,8 @@ _BOOKING_REPLIES = (
 )
 
 booking_agent: Agent[None, str] = Agent(
-    FunctionModel(_script(_BOOKING_REPLIES), model_name="scripted-booking"), name="booking"
+    FunctionModel(script_function(_BOOKING_REPLIES, _Reply.response), model_name="scripted-booking"),
+    name="booking",
 )
 
 
@@ -137,7 +103,7 @@ def cancel_booking(booking_number: str) -> str:
         raise RuntimeError(f"cancellation of {booking_number} failed") from err
 
 
-FAILING = _facts(
+FAILING = scenario_facts(
     {"booking": _BOOKING_REPLIES},
     agents=("booking",),
     nested={},
@@ -167,7 +133,9 @@ _RETRY_REPLIES = (
 )
 
 retry_agent: Agent[None, str] = Agent(
-    FunctionModel(_script(_RETRY_REPLIES), model_name="scripted-retry"), name="weather", retries=3
+    FunctionModel(script_function(_RETRY_REPLIES, _Reply.response), model_name="scripted-retry"),
+    name="weather",
+    retries=3,
 )
 
 
@@ -179,7 +147,7 @@ def get_weather_english(city: str) -> str:
     return "12C, cloudy"
 
 
-RETRY = _facts(
+RETRY = scenario_facts(
     {"weather": _RETRY_REPLIES},
     agents=("weather",),
     nested={},
@@ -209,7 +177,8 @@ _PARALLEL_REPLIES = (
 )
 
 parallel_agent: Agent[None, str] = Agent(
-    FunctionModel(_script(_PARALLEL_REPLIES), model_name="scripted-parallel"), name="concierge"
+    FunctionModel(script_function(_PARALLEL_REPLIES, _Reply.response), model_name="scripted-parallel"),
+    name="concierge",
 )
 
 
@@ -226,7 +195,7 @@ def get_time(city: str, utc_offset: int) -> str:
     return f"14:00 in {city} (UTC+{utc_offset})"
 
 
-PARALLEL = _facts(
+PARALLEL = scenario_facts(
     {"concierge": _PARALLEL_REPLIES},
     agents=("concierge",),
     nested={},
@@ -252,7 +221,8 @@ _REPEATED_REPLIES = (
 )
 
 repeated_agent: Agent[None, str] = Agent(
-    FunctionModel(_script(_REPEATED_REPLIES), model_name="scripted-repeated"), name="forecaster"
+    FunctionModel(script_function(_REPEATED_REPLIES, _Reply.response), model_name="scripted-repeated"),
+    name="forecaster",
 )
 
 
@@ -262,7 +232,7 @@ def get_weather_units(city: str, units: dict[str, str] | None = None) -> str:
     return {"Paris": "21C", "London": "15C"}.get(city, "unknown")
 
 
-REPEATED = _facts(
+REPEATED = scenario_facts(
     {"forecaster": _REPEATED_REPLIES},
     agents=("forecaster",),
     nested={},
@@ -296,10 +266,12 @@ _RESEARCHER_REPLIES = (
 )
 
 researcher: Agent[None, str] = Agent(
-    FunctionModel(_script(_RESEARCHER_REPLIES), model_name="scripted-researcher"), name="researcher"
+    FunctionModel(script_function(_RESEARCHER_REPLIES, _Reply.response), model_name="scripted-researcher"),
+    name="researcher",
 )
 planner: Agent[None, str] = Agent(
-    FunctionModel(_script(_PLANNER_REPLIES), model_name="scripted-planner"), name="planner"
+    FunctionModel(script_function(_PLANNER_REPLIES, _Reply.response), model_name="scripted-planner"),
+    name="planner",
 )
 
 
@@ -322,7 +294,7 @@ def book_hotel(name: str, nights: int) -> str:
     return f"booked {name} for {nights} nights"
 
 
-NESTED = _facts(
+NESTED = scenario_facts(
     {"planner": _PLANNER_REPLIES, "researcher": _RESEARCHER_REPLIES},
     agents=("planner",),
     nested={"planner": ("researcher",)},

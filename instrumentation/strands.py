@@ -47,23 +47,22 @@ error``; the run's spans stay OK.
 from __future__ import annotations
 
 import asyncio
-import json
-from collections.abc import AsyncGenerator, AsyncIterable, Mapping, Sequence
+from collections.abc import AsyncGenerator, AsyncIterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from opentelemetry import trace
-from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
-from opentelemetry.sdk.trace.export import SimpleSpanProcessor
-from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from opentelemetry.sdk.trace import ReadableSpan
 from strands import Agent, tool
 from strands.models.model import Model
 from strands.telemetry import tracer as strands_tracer
 from strands.types.content import Messages
 from strands.types.streaming import StreamEvent
 
-from . import ScenarioFacts
+from . import _recording, _scenario
 from ._routing import RoutingTracer
+from ._scenario import EXPECTED, PROMPT, Turn
+from ._scenario import get_weather as _weather
 
 __all__ = [
     "EXPECTED",
@@ -129,55 +128,32 @@ def uninstrument() -> None:
 # The scenario
 # --------------------------------------------------------------------------------------------------
 
-PROMPT = "What is the weather in Paris, and what should I wear?"
-_HELPER_ANSWER = "Wear a light jacket."
-_FINAL_OUTPUT = "It is sunny in Paris; wear a light jacket."
 
-
-@dataclass(frozen=True)
-class _Turn:
-    """One scripted model response: a call to ``tool`` with ``args``, or the final ``text``; and its usage."""
-
-    input_tokens: int
-    output_tokens: int
-    tool: str | None = None
-    args: Mapping[str, Any] = field(default_factory=dict)
-    text: str = ""
-
-    def events(self, index: int) -> list[StreamEvent]:
-        """The stream a Bedrock-style provider sends for this turn."""
-        events: list[StreamEvent] = [{"messageStart": {"role": "assistant"}}]
-        if self.tool is None:
-            events += [
-                {"contentBlockStart": {"start": {}}},
-                {"contentBlockDelta": {"delta": {"text": self.text}}},
-                {"contentBlockStop": {}},
-                {"messageStop": {"stopReason": "end_turn"}},
-            ]
-        else:
-            tool_use = {"name": self.tool, "toolUseId": f"call_{index}_{self.tool}"}
-            events += [
-                {"contentBlockStart": {"start": {"toolUse": tool_use}}},  # type: ignore[typeddict-item]
-                {"contentBlockDelta": {"delta": {"toolUse": {"input": json.dumps(dict(self.args))}}}},
-                {"contentBlockStop": {}},
-                {"messageStop": {"stopReason": "tool_use"}},
-            ]
-        usage = {
-            "inputTokens": self.input_tokens,
-            "outputTokens": self.output_tokens,
-            "totalTokens": self.input_tokens + self.output_tokens,
-        }
-        events.append({"metadata": {"usage": usage, "metrics": {"latencyMs": 1}}})  # type: ignore[typeddict-item]
-        return events
-
-
-_ORCHESTRATOR_TURNS = (
-    _Turn(101, 11, tool="get_weather", args={"city": "Paris"}),
-    _Turn(123, 13, tool="explode"),
-    _Turn(147, 17, tool="ask_helper", args={"question": "What should I wear?"}),
-    _Turn(171, 19, text=_FINAL_OUTPUT),
-)
-_HELPER_TURNS = (_Turn(37, 7, text=_HELPER_ANSWER),)
+def _events(turn: Turn, index: int) -> list[StreamEvent]:
+    """The stream a Bedrock-style provider sends for ``turn``."""
+    events: list[StreamEvent] = [{"messageStart": {"role": "assistant"}}]
+    if turn.tool is None:
+        events += [
+            {"contentBlockStart": {"start": {}}},
+            {"contentBlockDelta": {"delta": {"text": turn.text}}},
+            {"contentBlockStop": {}},
+            {"messageStop": {"stopReason": "end_turn"}},
+        ]
+    else:
+        tool_use = {"name": turn.tool, "toolUseId": turn.call_id(index)}
+        events += [
+            {"contentBlockStart": {"start": {"toolUse": tool_use}}},  # type: ignore[typeddict-item]
+            {"contentBlockDelta": {"delta": {"toolUse": {"input": turn.arguments_json()}}}},
+            {"contentBlockStop": {}},
+            {"messageStop": {"stopReason": "tool_use"}},
+        ]
+    usage = {
+        "inputTokens": turn.input_tokens,
+        "outputTokens": turn.output_tokens,
+        "totalTokens": turn.total_tokens,
+    }
+    events.append({"metadata": {"usage": usage, "metrics": {"latencyMs": 1}}})  # type: ignore[typeddict-item]
+    return events
 
 
 class ScriptedModel(Model):
@@ -187,7 +163,7 @@ class ScriptedModel(Model):
     replays the script from the start.
     """
 
-    def __init__(self, model_id: str, turns: Sequence[_Turn]) -> None:
+    def __init__(self, model_id: str, turns: Sequence[Turn]) -> None:
         self.config: dict[str, Any] = {"model_id": model_id}
         self.turns = tuple(turns)
 
@@ -202,9 +178,7 @@ class ScriptedModel(Model):
 
     async def stream(self, messages: Messages, *args: Any, **kwargs: Any) -> AsyncIterable[StreamEvent]:
         index = sum(1 for message in messages for block in message["content"] if "toolResult" in block)
-        if index >= len(self.turns):
-            raise RuntimeError(f"the script has only {len(self.turns)} model calls")
-        for event in self.turns[index].events(index):
+        for event in _events(_scenario.turn_at(self.turns, index), index):
             yield event
 
 
@@ -215,21 +189,21 @@ def get_weather(city: str) -> str:
     Args:
         city: the city
     """
-    return f"Sunny, 21C in {city}"
+    return _weather(city)
 
 
 @tool
 def explode() -> str:
     """A tool that always fails; the failure is reported back to the model."""
-    raise RuntimeError("explode failed: the detonator is broken")
+    raise RuntimeError(_scenario.EXPLODE_MESSAGE)
 
 
 def make_agents() -> tuple[Agent, Agent]:
     """A fresh orchestrator and helper (Strands agents keep their conversation, so each run gets new ones)."""
     helper = Agent(
         name="helper",
-        model=ScriptedModel("scripted-helper", _HELPER_TURNS),
-        system_prompt="Give clothing advice.",
+        model=ScriptedModel(_scenario.HELPER_MODEL, _scenario.HELPER_TURNS),
+        system_prompt=_scenario.HELPER_INSTRUCTIONS,
         callback_handler=None,
     )
 
@@ -245,28 +219,12 @@ def make_agents() -> tuple[Agent, Agent]:
 
     orchestrator = Agent(
         name="orchestrator",
-        model=ScriptedModel("scripted-orchestrator", _ORCHESTRATOR_TURNS),
-        system_prompt="Answer weather questions; ask the helper for clothing advice.",
+        model=ScriptedModel(_scenario.ORCHESTRATOR_MODEL, _scenario.ORCHESTRATOR_TURNS),
+        system_prompt=_scenario.ORCHESTRATOR_INSTRUCTIONS,
         tools=[get_weather, explode, ask_helper],
         callback_handler=None,
     )
     return orchestrator, helper
-
-
-#: ground truth, written from the script above (the conformance tests check the spans against it)
-EXPECTED = ScenarioFacts(
-    agents=("orchestrator",),
-    nested={"orchestrator": ("helper",)},
-    tools_in_order=("get_weather", "explode", "ask_helper"),
-    tool_arguments=({"city": "Paris"}, {}, {"question": "What should I wear?"}),
-    failed_tools=("explode",),
-    model_calls=5,
-    own_model_calls={"orchestrator": 4, "helper": 1},
-    input_tokens=101 + 123 + 147 + 171 + 37,
-    output_tokens=11 + 13 + 17 + 19 + 7,
-    total_tokens=(101 + 123 + 147 + 171 + 37) + (11 + 13 + 17 + 19 + 7),
-    final_output=_FINAL_OUTPUT,
-)
 
 
 async def run_scenario_async() -> str:
@@ -286,13 +244,4 @@ def record_spans(*, flavour: Flavour = "events") -> list[ReadableSpan]:
 
     Leaves Strands' tracer as it was.
     """
-    exporter = InMemorySpanExporter()
-    provider = TracerProvider()
-    provider.add_span_processor(SimpleSpanProcessor(exporter))
-    instrument(provider, flavour=flavour)
-    try:
-        run_scenario()
-    finally:
-        uninstrument()
-        provider.shutdown()
-    return list(exporter.get_finished_spans())
+    return _recording.record_spans(lambda p: instrument(p, flavour=flavour), uninstrument, run_scenario)

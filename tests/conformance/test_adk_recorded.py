@@ -2,7 +2,7 @@
 
 The traces are the scenario of ``instrumentation/google_adk.py`` recorded with ADK's current telemetry
 format (schema 2) and its legacy one (schema 1: ``call_llm`` over ``generate_content``, ``gcp.vertex.agent.*``
-JSON keys). Record them again with ``python -m tests.envs._stackfacts adk_schema2 adk_schema1`` in the
+JSON keys). Record them again with ``python -m tests._stackfacts adk_schema2 adk_schema1`` in the
 ADK environment.
 """
 
@@ -12,7 +12,7 @@ import pytest
 
 import traceassert as ta
 from instrumentation import ScenarioFacts
-from tests.envs._stackfacts import check_facts, load_recording
+from tests._stackfacts import check_facts, load_recording
 
 
 @pytest.fixture(params=["adk_schema2", "adk_schema1"])

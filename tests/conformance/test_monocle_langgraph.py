@@ -21,36 +21,37 @@ import pytest
 
 import traceassert as ta
 from instrumentation import langgraph_monocle as stack
+from instrumentation._scenario import HELPER_ANSWER
+from tests import _stackfacts
+from tests._stackfacts import (
+    check_agents,
+    check_model_calls,
+    check_tokens,
+    check_tools,
+    check_with_asserter,
+    live_trace,
+    recorded_trace,
+)
 
 EXPECTED = stack.EXPECTED
-RECORDED = Path(__file__).resolve().parents[1] / "data" / "monocle_langgraph.json"
+RECORDED = _stackfacts.DATA / "monocle_langgraph.json"
 #: a LangChain ChatOpenAI call on an httpx mock: Monocle's inference.framework over inference.modelapi
 RECORDED_OPENAI = RECORDED.with_name("monocle_langchain_openai.json")
 HAVE_STACK = all(importlib.util.find_spec(m) is not None for m in ("monocle_apptrace", "langgraph"))
 needs_stack = pytest.mark.skipif(not HAVE_STACK, reason="needs monocle-apptrace and langgraph")
 
 
-def _live_trace() -> ta.Trace:
-    stack.instrument()
-    try:
-        with ta.capture() as cap:
-            assert stack.run_scenario() == EXPECTED.final_output
-    finally:
-        stack.uninstrument()
-    return cap.trace()
-
-
 @pytest.fixture(scope="module")
 def live() -> ta.Trace:
     if not HAVE_STACK:
         pytest.skip("needs monocle-apptrace and langgraph")
-    return _live_trace()
+    return live_trace(stack)
 
 
 @pytest.fixture(params=["live", "recorded"])
 def trace(request: pytest.FixtureRequest) -> ta.Trace:
     if request.param == "recorded":
-        return ta.load_trace(RECORDED)
+        return recorded_trace("monocle_langgraph")
     live: ta.Trace = request.getfixturevalue("live")
     return ta.Trace(live.spans)  # a fresh ledger per test
 
@@ -68,23 +69,18 @@ def test_every_span_is_read_by_the_monocle_dialect(trace: ta.Trace) -> None:
 
 
 def test_agents_and_nesting(trace: ta.Trace) -> None:
-    assert tuple(a.name for a in trace.agents) == EXPECTED.agents
+    check_agents(trace, EXPECTED)
     (top,) = trace.agents
-    nested = {inv.name: tuple(n.name for n in inv.nested) for inv in top.walk() if inv.nested}
-    assert nested == dict(EXPECTED.nested)
     (helper,) = top.nested
     assert helper.via_tool is not None and helper.via_tool.name == "ask_helper"
     assert top.status == helper.status == "succeeded"
 
 
 def test_tools_in_order_with_arguments_and_failures(trace: ta.Trace) -> None:
-    tools = trace.tool_executions
-    assert tuple(t.name for t in tools) == EXPECTED.tools_in_order
     # Monocle records LangChain tool input as a Python repr ("{'city': 'Paris'}"): parsed to the dict
-    assert tuple(t.arguments for t in tools) == EXPECTED.tool_arguments
+    check_tools(trace, EXPECTED)
+    tools = trace.tool_executions
     assert tools[0].raw_arguments == "{'city': 'Paris'}"
-    assert tuple(t.name for t in tools if t.failed) == EXPECTED.failed_tools
-    assert all(t.failed is False for t in tools if t.name not in EXPECTED.failed_tools)
     (explode,) = (t for t in tools if t.failed)
     assert explode.error is not None and explode.error.message == "explode failed: the detonator is broken"
     # the model's requests carry the call ids Monocle's tool spans lack
@@ -93,17 +89,9 @@ def test_tools_in_order_with_arguments_and_failures(trace: ta.Trace) -> None:
 
 
 def test_model_calls_and_tokens_count_once(trace: ta.Trace) -> None:
-    assert len(trace.model_calls) == EXPECTED.model_calls
+    check_model_calls(trace, EXPECTED)
+    check_tokens(trace, EXPECTED)
     (top,) = trace.agents
-    own = {inv.name: len(inv.model_calls) for inv in top.walk()}
-    assert own == dict(EXPECTED.own_model_calls)
-    assert sum(c.input_tokens or 0 for c in trace.model_calls) == EXPECTED.input_tokens
-    assert sum(c.output_tokens or 0 for c in trace.model_calls) == EXPECTED.output_tokens
-    assert (top.input_tokens, top.output_tokens, top.total_tokens) == (
-        EXPECTED.input_tokens,
-        EXPECTED.output_tokens,
-        EXPECTED.total_tokens,
-    )
     assert {c.model for c in trace.model_calls} == {"scripted-orchestrator", "scripted-helper"}
     assert [c.finish_reasons for c in top.model_calls] == [("tool_calls",)] * 3 + [("stop",)]
 
@@ -112,7 +100,7 @@ def test_agent_input_and_output(trace: ta.Trace) -> None:
     (top,) = trace.agents
     assert top.input == stack.PROMPT
     assert top.output == EXPECTED.final_output
-    assert top.nested[0].output == "Wear a light jacket."
+    assert top.nested[0].output == HELPER_ANSWER
 
 
 # --------------------------------------------------------------------------------------------------
@@ -121,12 +109,7 @@ def test_agent_input_and_output(trace: ta.Trace) -> None:
 
 
 def test_invocation_checks(trace: ta.Trace) -> None:
-    a = ta.TraceAsserter(trace).called_agent("orchestrator").including_nested()
-    a.has_tools_executed_in_order("get_weather", "ask_helper")
-    a.has_tool_executed_with("get_weather", {"city": "Paris"})
-    a.has_tool_executed_with("ask_helper", {"question": "What should I wear?"})
-    a.has_tool_execution_failed("explode")
-    a.has_model_call_count(EXPECTED.model_calls)
+    a = check_with_asserter(trace, EXPECTED)
     a.has_succeeded()
     with pytest.raises(ta.TraceAssertionError, match="London"):
         a.has_tool_executed_with("get_weather", {"city": "London"})
@@ -323,7 +306,7 @@ def record() -> None:
     """Re-record the Monocle traces in ``tests/data/`` (run in the Monocle environment)."""
     from opentelemetry.sdk.trace import TracerProvider
 
-    ta.dump_trace(stack.record_spans(), RECORDED)
+    _stackfacts.record("monocle_langgraph")
     provider = TracerProvider()
     ta.dump_trace(_openai_chat_spans(provider), RECORDED_OPENAI)
     print(f"wrote {RECORDED} and {RECORDED_OPENAI}")

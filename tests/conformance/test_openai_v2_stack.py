@@ -2,7 +2,7 @@
 
 Live tests (need ``openai``, the instrumentation and ``opentelemetry-util-genai``) and tests on the
 recorded traces in ``tests/data/openai_v2_*.json`` (need nothing). Record again with
-``python -m tests.envs._stackfacts openai_v2_span_only openai_v2_chat_only``.
+``python -m tests._stackfacts openai_v2_span_only openai_v2_chat_only``.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import pytest
 
 import traceassert as ta
 from instrumentation import ScenarioFacts
-from tests.envs._stackfacts import check_facts, load_recording
+from tests._stackfacts import check_facts, live_trace, load_recording
 from traceassert._span import Span
 
 # -- recorded (no framework needed) ------------------------------------------------------------------
@@ -85,11 +85,9 @@ def _trace(spans: list[object]) -> ta.Trace:
 def test_live_under_a_capture(stack: object) -> None:
     from instrumentation import openai_v2
 
-    openai_v2.instrument()
-    with ta.capture() as cap:
-        assert openai_v2.run_scenario() == openai_v2.EXPECTED.final_output
-    check_facts(cap.trace(), openai_v2.EXPECTED)
-    asserter = ta.TraceAsserter(cap)
+    trace = live_trace(openai_v2)
+    check_facts(trace, openai_v2.EXPECTED)
+    asserter = ta.TraceAsserter(trace)
     asserter.called_agent("orchestrator").called_tool("get_weather", count=1)
     asserter.called_agent("helper").does_not_call_tool("explode")
 

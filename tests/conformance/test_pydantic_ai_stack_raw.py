@@ -10,49 +10,29 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
 
 import pytest
-from opentelemetry import trace
-from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
-from opentelemetry.sdk.trace.export import SimpleSpanProcessor
-from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.trace import SpanKind, StatusCode
 
 pytest.importorskip("pydantic_ai")
 
 from instrumentation import pydantic_ai as stack
+from tests._stackfacts import SpanRecorder, check_spans_follow_the_global_provider
 
 EXPECTED = stack.EXPECTED
 
 
-@dataclass
-class Recorder:
-    """A private tracer provider whose finished spans are kept in memory."""
-
-    provider: TracerProvider
-    exporter: InMemorySpanExporter
-
-    def spans(self) -> list[ReadableSpan]:
-        return sorted(self.exporter.get_finished_spans(), key=lambda span: span.start_time or 0)
-
-    def run(self, version: stack.Version | None = None) -> list[ReadableSpan]:
-        stack.instrument(self.provider, version=version)
-        assert stack.run_scenario() == EXPECTED.final_output
-        return self.spans()
-
-
-def _recorder() -> Recorder:
-    exporter = InMemorySpanExporter()
-    provider = TracerProvider()
-    provider.add_span_processor(SimpleSpanProcessor(exporter))
-    return Recorder(provider, exporter)
+def _run(recorder: SpanRecorder, version: stack.Version | None = None) -> list[ReadableSpan]:
+    stack.instrument(recorder.provider, version=version)
+    assert stack.run_scenario() == EXPECTED.final_output
+    return recorder.spans()
 
 
 @pytest.fixture
-def recorder() -> Iterator[Recorder]:
-    recorder = _recorder()
+def recorder() -> Iterator[SpanRecorder]:
+    recorder = SpanRecorder()
     try:
         yield recorder
     finally:
@@ -67,8 +47,8 @@ def version(request: pytest.FixtureRequest) -> stack.Version | None:
 
 
 @pytest.fixture
-def spans(recorder: Recorder, version: stack.Version | None) -> list[ReadableSpan]:
-    return recorder.run(version)
+def spans(recorder: SpanRecorder, version: stack.Version | None) -> list[ReadableSpan]:
+    return _run(recorder, version)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -263,7 +243,7 @@ def test_agent_spans_carry_their_own_usage_only(spans: list[ReadableSpan]) -> No
 # --------------------------------------------------------------------------------------------------
 
 
-def test_async_run_records_the_same_spans(recorder: Recorder) -> None:
+def test_async_run_records_the_same_spans(recorder: SpanRecorder) -> None:
     stack.instrument(recorder.provider)
     # A private loop, not asyncio.run(): that would unset the thread's loop, which run_sync() keeps for reuse.
     loop = asyncio.new_event_loop()
@@ -275,29 +255,18 @@ def test_async_run_records_the_same_spans(recorder: Recorder) -> None:
     assert tuple(_attr(span, "gen_ai.tool.name") for span in tools) == EXPECTED.tools_in_order
 
 
-def test_uninstrument_stops_the_spans(recorder: Recorder) -> None:
+def test_uninstrument_stops_the_spans(recorder: SpanRecorder) -> None:
     stack.instrument(recorder.provider)
     stack.uninstrument()
     assert stack.run_scenario() == EXPECTED.final_output
     assert recorder.spans() == []
 
 
-def test_without_a_provider_the_global_one_is_looked_up_per_span(
-    monkeypatch: pytest.MonkeyPatch, recorder: Recorder
-) -> None:
-    stack.instrument()  # before any provider is "global"
-    first, second = recorder, _recorder()
-    try:
-        monkeypatch.setattr(trace, "get_tracer_provider", lambda: first.provider)
-        stack.run_scenario()
-        monkeypatch.setattr(trace, "get_tracer_provider", lambda: second.provider)
-        stack.run_scenario()
-        assert len(first.spans()) == len(second.spans()) > 0
-    finally:
-        second.provider.shutdown()
+def test_without_a_provider_the_global_one_is_looked_up_per_span(monkeypatch: pytest.MonkeyPatch) -> None:
+    check_spans_follow_the_global_provider(stack, monkeypatch)
 
 
-def test_record_spans_leaves_instrumentation_off(recorder: Recorder) -> None:
+def test_record_spans_leaves_instrumentation_off(recorder: SpanRecorder) -> None:
     recorded = stack.record_spans()
     assert len(_operation(recorded, "chat")) == EXPECTED.model_calls
     stack.run_scenario()

@@ -2,7 +2,7 @@
 
 One recording per content layout Strands has (messages as span events by default; the latest GenAI
 conventions as details events or as span attributes). Record them again with
-``python -m tests.envs._stackfacts strands_events strands_latest strands_attributes`` in the Strands
+``python -m tests._stackfacts strands_events strands_latest strands_attributes`` in the Strands
 environment.
 """
 
@@ -12,7 +12,7 @@ import pytest
 
 import traceassert as ta
 from instrumentation import ScenarioFacts
-from tests.envs._stackfacts import check_facts, load_recording
+from tests._stackfacts import check_facts, load_recording
 
 LAYOUTS = ("strands_events", "strands_latest", "strands_attributes")
 

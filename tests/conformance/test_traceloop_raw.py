@@ -8,42 +8,22 @@ release that changes them is noticed. They need the frameworks; elsewhere they a
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
 
 import pytest
-from opentelemetry import trace
-from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
-from opentelemetry.sdk.trace.export import SimpleSpanProcessor
-from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from opentelemetry.sdk.trace import ReadableSpan
 
 import traceassert as ta
-from instrumentation._traceloop_common import EXPECTED
-from tests.conformance.test_traceloop_stacks import STACKS, stack_module
-
-
-@dataclass
-class Recorder:
-    """A private tracer provider whose finished spans are kept in memory."""
-
-    provider: TracerProvider
-    exporter: InMemorySpanExporter
-
-    def spans(self) -> list[ReadableSpan]:
-        return sorted(self.exporter.get_finished_spans(), key=lambda span: span.start_time or 0)
-
-
-def _recorder() -> Recorder:
-    exporter = InMemorySpanExporter()
-    provider = TracerProvider()
-    provider.add_span_processor(SimpleSpanProcessor(exporter))
-    return Recorder(provider, exporter)
+from instrumentation._scenario import EXPECTED
+from tests._stackfacts import SpanRecorder, check_spans_follow_the_global_provider, stack_module
+from tests.conformance.test_traceloop_stacks import STACKS
 
 
 @pytest.fixture
-def recorder() -> Iterator[Recorder]:
-    recorder = _recorder()
+def recorder() -> Iterator[SpanRecorder]:
+    recorder = SpanRecorder()
     yield recorder
     recorder.provider.shutdown()
 
@@ -81,7 +61,7 @@ def _encloses(outer: ReadableSpan, inner: ReadableSpan) -> bool:
 
 @pytest.fixture(scope="module")
 def agents_spans() -> list[ReadableSpan]:
-    spans: list[ReadableSpan] = stack_module("openai_agents").record_spans()
+    spans: list[ReadableSpan] = stack_module(STACKS["openai_agents"]).record_spans()
     return sorted(spans, key=lambda span: span.start_time or 0)
 
 
@@ -129,7 +109,7 @@ def test_agents_sdk_records_each_model_call_twice(agents_spans: list[ReadableSpa
 
 @pytest.fixture(scope="module")
 def langgraph_spans() -> list[ReadableSpan]:
-    spans: list[ReadableSpan] = stack_module("langgraph").record_spans()
+    spans: list[ReadableSpan] = stack_module(STACKS["langgraph"]).record_spans()
     return sorted(spans, key=lambda span: span.start_time or 0)
 
 
@@ -144,8 +124,6 @@ def test_langgraph_splits_the_nested_agent(langgraph_spans: list[ReadableSpan]) 
 
 
 def test_langgraph_tool_input_is_a_wrapper(langgraph_spans: list[ReadableSpan]) -> None:
-    import json
-
     tools = [s for s in langgraph_spans if _attr(s, "traceloop.span.kind") == "tool"]
     wrappers = [json.loads(_attr(s, "traceloop.entity.input")) for s in tools]
     assert [w["inputs"] for w in wrappers] == [dict(a) for a in EXPECTED.tool_arguments]
@@ -160,12 +138,12 @@ def test_langgraph_tool_input_is_a_wrapper(langgraph_spans: list[ReadableSpan]) 
 
 @pytest.fixture(params=list(STACKS))
 def stack(request: pytest.FixtureRequest) -> Iterator[Any]:
-    module = stack_module(request.param)
+    module = stack_module(STACKS[request.param])
     yield module
     module.uninstrument()
 
 
-def test_async_run_records_the_same_trace(stack: Any, recorder: Recorder) -> None:
+def test_async_run_records_the_same_trace(stack: Any, recorder: SpanRecorder) -> None:
     stack.instrument(recorder.provider)
     assert asyncio.run(stack.run_scenario_async()) == EXPECTED.final_output
     stack.uninstrument()
@@ -173,14 +151,14 @@ def test_async_run_records_the_same_trace(stack: Any, recorder: Recorder) -> Non
     assert ta.Trace(recorder.spans()).summary() == expected
 
 
-def test_uninstrument_stops_the_spans(stack: Any, recorder: Recorder) -> None:
+def test_uninstrument_stops_the_spans(stack: Any, recorder: SpanRecorder) -> None:
     stack.instrument(recorder.provider)
     stack.uninstrument()
     assert stack.run_scenario() == EXPECTED.final_output
     assert recorder.spans() == []
 
 
-def test_instrumenting_again_does_not_duplicate_spans(stack: Any, recorder: Recorder) -> None:
+def test_instrumenting_again_does_not_duplicate_spans(stack: Any, recorder: SpanRecorder) -> None:
     once = len(stack.record_spans())
     stack.instrument(recorder.provider)
     stack.instrument(recorder.provider)
@@ -189,15 +167,6 @@ def test_instrumenting_again_does_not_duplicate_spans(stack: Any, recorder: Reco
 
 
 def test_without_a_provider_the_global_one_is_looked_up_per_span(
-    stack: Any, recorder: Recorder, monkeypatch: pytest.MonkeyPatch
+    stack: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    stack.instrument()  # before any provider is "global"
-    second = _recorder()
-    try:
-        monkeypatch.setattr(trace, "get_tracer_provider", lambda: recorder.provider)
-        stack.run_scenario()
-        monkeypatch.setattr(trace, "get_tracer_provider", lambda: second.provider)
-        stack.run_scenario()
-        assert len(recorder.spans()) == len(second.spans()) > 0
-    finally:
-        second.provider.shutdown()
+    check_spans_follow_the_global_provider(stack, monkeypatch)

@@ -5,8 +5,6 @@ Every step is recorded twice (sibling spans of two dialects); the records must b
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
 import traceassert as ta
@@ -17,7 +15,7 @@ EXPECTED = openinference.EXPECTED
 
 
 @pytest.fixture(scope="module")
-def trace() -> Iterator[ta.Trace]:
+def trace() -> ta.Trace:
     openinference.instrument()
     traceloop.instrument()
     try:
@@ -26,7 +24,7 @@ def trace() -> Iterator[ta.Trace]:
     finally:
         traceloop.uninstrument()
         openinference.uninstrument()
-    yield cap.trace()
+    return cap.trace()
 
 
 def test_both_layers_recorded_the_run(trace: ta.Trace) -> None:

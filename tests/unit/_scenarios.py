@@ -14,10 +14,6 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from opentelemetry.sdk.trace import TracerProvider
-from opentelemetry.sdk.trace.export import SimpleSpanProcessor
-from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
-
 import traceassert as ta
 from traceassert._span import freeze_attributes
 
@@ -43,19 +39,10 @@ def _scenarios() -> dict[str, Callable[[], object]]:
 @functools.cache
 def recorded(name: str) -> tuple[ta.Span, ...]:
     """The spans of one run of scenario ``name`` (recorded once per process)."""
-    from instrumentation import pydantic_ai
+    from instrumentation import _recording, pydantic_ai
 
-    run = _scenarios()[name]
-    exporter = InMemorySpanExporter()
-    provider = TracerProvider()
-    provider.add_span_processor(SimpleSpanProcessor(exporter))
-    pydantic_ai.instrument(provider)
-    try:
-        run()
-    finally:
-        pydantic_ai.uninstrument()
-        provider.shutdown()
-    return tuple(ta.Span.from_readable(s) for s in exporter.get_finished_spans())
+    spans = _recording.record_spans(pydantic_ai.instrument, pydantic_ai.uninstrument, _scenarios()[name])
+    return tuple(ta.Span.from_readable(s) for s in spans)
 
 
 def trace_of(name: str) -> ta.Trace:

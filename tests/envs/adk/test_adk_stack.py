@@ -16,7 +16,7 @@ from opentelemetry.sdk.trace import ReadableSpan
 
 import traceassert as ta
 from instrumentation import google_adk as stack
-from tests.envs._stackfacts import check_facts
+from tests._stackfacts import check_facts, live_trace
 from traceassert._span import Span
 
 EXPECTED = stack.EXPECTED
@@ -41,11 +41,9 @@ def test_ground_truth_from_a_private_provider(schema: stack.Schema) -> None:
 
 @pytest.mark.parametrize("schema", stack.SCHEMAS)
 def test_ground_truth_live_under_a_capture(schema: stack.Schema) -> None:
-    stack.instrument(schema=schema)
-    with ta.capture() as cap:
-        assert stack.run_scenario() == EXPECTED.final_output
-    check_facts(cap.trace(), EXPECTED, agent_output=False)
-    asserter = ta.TraceAsserter(cap)
+    trace = live_trace(stack, schema=schema)
+    check_facts(trace, EXPECTED, agent_output=False)
+    asserter = ta.TraceAsserter(trace)
     asserter.called_agent("orchestrator").called_tool("explode", count=1)
     asserter.called_agent("helper").does_not_call_tool("get_weather")
     asserter.under_token_limit(EXPECTED.total_tokens)

@@ -15,7 +15,7 @@ from strands.telemetry import tracer as strands_tracer
 
 import traceassert as ta
 from instrumentation import strands as stack
-from tests.envs._stackfacts import check_facts
+from tests._stackfacts import check_facts, live_trace
 from traceassert._span import Span
 
 EXPECTED = stack.EXPECTED
@@ -44,11 +44,9 @@ def test_ground_truth_from_a_private_provider(flavour: stack.Flavour) -> None:
 
 @pytest.mark.parametrize("flavour", stack.FLAVOURS)
 def test_ground_truth_live_under_a_capture(flavour: stack.Flavour) -> None:
-    stack.instrument(flavour=flavour)
-    with ta.capture() as cap:
-        assert stack.run_scenario() == EXPECTED.final_output
-    check_facts(cap.trace(), EXPECTED)
-    asserter = ta.TraceAsserter(cap)
+    trace = live_trace(stack, flavour=flavour)
+    check_facts(trace, EXPECTED)
+    asserter = ta.TraceAsserter(trace)
     asserter.called_agent("orchestrator").called_tool("ask_helper", count=1)
     asserter.called_agent("helper").does_not_call_tool("explode")
     asserter.under_token_limit(EXPECTED.total_tokens)
