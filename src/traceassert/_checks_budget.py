@@ -42,9 +42,14 @@ class BudgetChecks(SelectionBase):
             raise TypeError(f"token_limit must be a number, got {token_limit!r}")
         if token_limit < 0:
             raise ValueError(f"token_limit must be >= 0, got {token_limit}")
+        check = f"under_token_limit({token_limit})"
+        if not self.narrowed:
+            # the whole trace: its total is computed once per Trace
+            total, counted = self.trace.token_total()
+            if counted and total <= token_limit:
+                return self
         calls = self.selected_model_calls()
         with_tokens = [c for c in calls if c.total_tokens is not None]
-        check = f"under_token_limit({token_limit})"
         if not with_tokens:
             self._fail(
                 check,

@@ -15,6 +15,10 @@ if TYPE_CHECKING:
 
 __all__ = ["Ledger", "Trace"]
 
+#: attribute values kept in the value index (longer strings are found by a scan)
+_MAX_INDEXED_CHARS = 512
+_INDEXED_TYPES = frozenset({str, int, float, bool, tuple})
+
 Key = tuple[str, str]
 
 
@@ -51,6 +55,7 @@ class Trace:
         "_parent",
         "_pos",
         "_recon",
+        "_token_total",
         "_value_index",
         "ledger",
         "orphans",
@@ -141,7 +146,8 @@ class Trace:
         self.warnings: tuple[str, ...] = tuple(notes)
         self._recon: Reconstruction | None = None
         self._attr_index: dict[str, list[int]] | None = None
-        self._value_index: dict[str, dict[Any, list[int]]] = {}
+        self._value_index: dict[str, dict[Any, list[int]] | None] = {}
+        self._token_total: tuple[int, int] | None = None
         #: what earlier checks on this trace remembered (shared with the Capture it came from)
         self.ledger = ledger if ledger is not None else Ledger()
 
@@ -238,46 +244,68 @@ class Trace:
         return tuple(s for s in self.spans if s.end_ns is None)
 
     def attribute_index(self) -> Mapping[str, list[int]]:
-        """Attribute key -> positions of the spans that carry it (built once, on first use)."""
+        """Attribute key -> positions of the spans that carry it (built once, on first use, together
+        with the value index of ``value_index``)."""
         if self._attr_index is None:
-            index: dict[str, list[int]] = {}
-            for i, span in enumerate(self.spans):
-                for key in span.attributes:
-                    lst = index.get(key)
-                    if lst is None:
-                        index[key] = [i]
-                    else:
-                        lst.append(i)
-            self._attr_index = index
+            self._build_attribute_indexes()
+        assert self._attr_index is not None
         return self._attr_index
 
+    def _build_attribute_indexes(self) -> None:
+        index: dict[str, list[int]] = {}
+        values: dict[str, dict[Any, list[int]] | None] = {}
+        for i, span in enumerate(self.spans):
+            for key, v in span.attributes.items():
+                lst = index.get(key)
+                table: dict[Any, list[int]] | None
+                if lst is None:
+                    index[key] = [i]
+                    table = values[key] = {}
+                else:
+                    lst.append(i)
+                    table = values[key]
+                if table is None:
+                    continue  # a key with values the index cannot hold: looked up by a scan
+                tv = type(v)
+                if tv is tuple or tv is list:
+                    try:
+                        v = tuple(v)
+                        hash(v)
+                    except TypeError:
+                        values[key] = None
+                        continue
+                elif (tv is str and len(v) > _MAX_INDEXED_CHARS) or tv not in _INDEXED_TYPES:
+                    values[key] = None
+                    continue
+                # True == 1 and 1.0 == 1 hash alike: the type is in the key so only exact types meet
+                bucket = table.get((tv, v))
+                if bucket is None:
+                    table[(tv, v)] = [i]
+                else:
+                    bucket.append(i)
+        self._attr_index = index
+        self._value_index = values
+
     def value_index(self, key: str, value: Any) -> list[int] | None:
-        """Positions of the spans whose attribute ``key`` equals ``value`` (index built per key on first
-        use). None when the value cannot be looked up by hash (unhashable, or a matcher object): scan."""
+        """Positions of the spans whose attribute ``key`` equals ``value``; None when the index cannot
+        answer (an unhashable value or a matcher object, a float or bool, or a key with long or
+        unhashable values): the caller scans."""
         from ._matching import has_own_eq
 
         if has_own_eq(value) or isinstance(value, float | bool):
             return None
+        if isinstance(value, list):
+            value = tuple(value)
         try:
             hash(value)
         except TypeError:
             return None
-        table = self._value_index.get(key)
+        self.attribute_index()
+        if key not in self._value_index:
+            return []
+        table = self._value_index[key]
         if table is None:
-            table = {}
-            spans = self.spans
-            for i in self.attribute_index().get(key, ()):
-                v = spans[i].attributes[key]
-                if isinstance(v, list):
-                    v = tuple(v)
-                try:
-                    # True == 1 and 1.0 == 1 hash alike: keep the type in the key so only exact matches meet
-                    table.setdefault((type(v), v), []).append(i)
-                except TypeError:
-                    continue
-            self._value_index[key] = table
-        if isinstance(value, list):
-            value = tuple(value)
+            return None
         found = table.get((type(value), value), [])
         if type(value) is int:  # 3 also matches a recorded 3.0
             as_float = table.get((float, float(value)))
@@ -300,6 +328,14 @@ class Trace:
     def agents(self) -> tuple[AgentInvocation, ...]:
         """Top-level agent invocations, each once (also when two instrumentation layers recorded it)."""
         return self.reconstruction.agents
+
+    def token_total(self) -> tuple[int, int]:
+        """(tokens used by every model call that records usage, how many calls do): each logical call
+        once. Computed once."""
+        if self._token_total is None:
+            counted = [c.total_tokens for c in self.model_calls if c.total_tokens is not None]
+            self._token_total = (sum(counted), len(counted))
+        return self._token_total
 
     def all_agents(self) -> tuple[AgentInvocation, ...]:
         """Every agent invocation, nested ones included, in start order."""
