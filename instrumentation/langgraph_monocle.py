@@ -112,10 +112,35 @@ def uninstrument() -> None:
 
     instrumentor = get_monocle_instrumentor()
     if instrumentor is not None:
+        targets = [
+            (m.get("package"), m.get("object"), m.get("method"))
+            for m in instrumentor.instrumented_method_list
+        ]
         instrumentor.uninstrument()
         # Monocle keeps the wrapped methods in a class-level list that uninstrument does not empty.
         instrumentor.instrumented_method_list.clear()
+        _remove_inherited_copies(targets)
     _restore_to_json()
+
+
+def _remove_inherited_copies(targets: list[tuple[Any, Any, Any]]) -> None:
+    """Monocle wraps methods a class inherits (``CompiledStateGraph.stream`` is ``Pregel.stream``) and
+    its unwrap leaves the base's function set on the subclass, which hides any later wrapper of the
+    base method (OpenLLMetry's on ``Pregel.stream``, say). Remove those copies."""
+    import importlib
+
+    for package, obj, method in targets:
+        if not (isinstance(package, str) and isinstance(obj, str) and isinstance(method, str)):
+            continue
+        try:
+            cls = getattr(importlib.import_module(package), obj)
+        except (ImportError, AttributeError):
+            continue
+        own = vars(cls).get(method) if isinstance(cls, type) else None
+        if own is None:
+            continue
+        if any(vars(base).get(method) is own for base in cls.__mro__[1:]):
+            delattr(cls, method)
 
 
 def _restore_to_json() -> None:

@@ -81,8 +81,6 @@ def _pair_up(
 class _Merger:
     def __init__(self, builder: _Builder) -> None:
         self.b = builder
-        #: id(old record) -> the record it was merged into
-        self.alias: dict[int, Any] = {}
 
     # -- agents --------------------------------------------------------------------------------------
 
@@ -122,7 +120,6 @@ class _Merger:
         kb.model_ops.update(gb.model_ops)
         del builds[id(gone)]
         self.b.all_agents.remove(gone)
-        self.alias[id(gone)] = keep
 
     # -- tools and model calls -----------------------------------------------------------------------
 
@@ -149,7 +146,6 @@ class _Merger:
         if keep.raw_arguments in (None, "") and gone.raw_arguments not in (None, ""):
             keep.raw_arguments = gone.raw_arguments
         self.b.tools.remove(gone)
-        self.alias[id(gone)] = keep
         for build in self.b.builds.values():
             for inv in build.nested:
                 if inv.via_tool is gone:
@@ -181,7 +177,6 @@ class _Merger:
             build.model_ops[id(keep)].extend(build.model_ops.pop(id(gone)))
             keep.spans = (*keep.spans, *gone.spans)
             self.b.models.remove(gone)
-            self.alias[id(gone)] = keep
 
         return merge
 
@@ -199,12 +194,6 @@ class _Merger:
             self.tools(build)
             self.models(build)
             pending.extend(b.builds[id(inv)] for inv in build.nested if id(inv) in b.builds)
-        if self.alias:
-            for table in (b.record_of, b.agent_of):
-                for key, rec in table.items():
-                    new = self.alias.get(id(rec))
-                    if new is not None:
-                        table[key] = new
 
 
 def _tokens(ops: Sequence[Operation]) -> set[tuple[int | None, int | None]]:

@@ -30,8 +30,6 @@ from ._trace import Trace
 
 __all__ = ["Reconstruction", "reconstruct"]
 
-Record = AgentInvocation | ToolExecution | ModelCall | Retrieval
-
 
 @dataclass(slots=True)
 class Reconstruction:
@@ -42,10 +40,6 @@ class Reconstruction:
     model_calls: tuple[ModelCall, ...]
     retrievals: tuple[Retrieval, ...]
     unclassified: tuple[Span, ...]
-    #: the record each span became part of (merged layers map to the same record)
-    record_of: dict[int, Record] = field(default_factory=dict)
-    #: the agent invocation each span belongs to (the nearest enclosing one)
-    agent_of: dict[int, AgentInvocation] = field(default_factory=dict)
     #: tool executions by tool name, in start order
     tools_by_name: dict[str, list[ToolExecution]] = field(default_factory=dict)
 
@@ -79,8 +73,6 @@ class _Builder:
         self.tools: list[ToolExecution] = []
         self.models: list[ModelCall] = []
         self.retrievals: list[Retrieval] = []
-        self.record_of: dict[int, Record] = {}
-        self.agent_of: dict[int, AgentInvocation] = {}
         self.tool_ops: dict[int, list[Operation]] = {}
         self.implicit: _AgentBuild | None = None
 
@@ -126,8 +118,6 @@ class _Builder:
             model_calls=tuple(self.models),
             retrievals=tuple(self.retrievals),
             unclassified=tuple(self.unclassified),
-            record_of=self.record_of,
-            agent_of=self.agent_of,
             tools_by_name=_group_by_name(self.tools),
         )
 
@@ -140,8 +130,6 @@ class _Builder:
         kind = op.kind if op is not None else None
         if op is not None and kind == "agent":
             return self.visit_agent(span, op, ctx)
-        if ctx.agent is not None:
-            self.agent_of[id(span)] = ctx.agent
         if op is None or kind in ("workflow", "other"):
             if op is not None and kind == "workflow":
                 self.agent_body(op, ctx)
@@ -157,7 +145,6 @@ class _Builder:
             )
             build.retrievals.append(ret)
             self.retrievals.append(ret)
-            self.record_of[id(span)] = ret
         return ctx
 
     def agent_body(self, op: Operation, ctx: _Ctx) -> None:
@@ -179,7 +166,6 @@ class _Builder:
             self.builds[id(inv)] = self.implicit
             self.top.append(inv)
             self.all_agents.append(inv)
-        self.agent_of.setdefault(id(span), self.implicit.inv)
         return self.implicit
 
     def visit_agent(self, span: Span, op: Operation, ctx: _Ctx) -> _Ctx:
@@ -188,8 +174,6 @@ class _Builder:
             build = self.builds[id(parent)]
             build.ops.append(op)
             parent.spans = (*parent.spans, span)
-            self.record_of[id(span)] = parent
-            self.agent_of[id(span)] = parent
             return ctx
         inv = AgentInvocation(
             name=op.name or span.name, span=span, parent=parent, dialect=op.dialect, spans=(span,)
@@ -203,15 +187,12 @@ class _Builder:
         build = _AgentBuild(inv, ops=[op])
         self.builds[id(inv)] = build
         self.all_agents.append(inv)
-        self.record_of[id(span)] = inv
-        self.agent_of[id(span)] = inv
         return _Ctx(agent=inv)
 
     def visit_tool(self, span: Span, op: Operation, ctx: _Ctx) -> _Ctx:
         current = ctx.tool
         if current is not None and ctx.model is None and current.name == op.name:
             self.tool_ops[id(current)].append(op)
-            self.record_of[id(span)] = current
             return ctx
         build = self.owner(span, ctx)
         tool = ToolExecution(
@@ -229,7 +210,6 @@ class _Builder:
         self.tool_ops[id(tool)] = [op]
         build.tools.append(tool)
         self.tools.append(tool)
-        self.record_of[id(span)] = tool
         return _Ctx(agent=ctx.agent, tool=tool)
 
     def visit_model(self, span: Span, op: Operation, ctx: _Ctx) -> _Ctx:
@@ -239,7 +219,6 @@ class _Builder:
             if build is not None:
                 build.model_ops[id(current)].append(op)
             current.spans = (*current.spans, span)
-            self.record_of[id(span)] = current
             return ctx
         build = self.owner(span, ctx)
         call = ModelCall(
@@ -253,7 +232,6 @@ class _Builder:
         build.model_ops[id(call)] = [op]
         build.models.append(call)
         self.models.append(call)
-        self.record_of[id(span)] = call
         return _Ctx(agent=ctx.agent, tool=ctx.tool, model=call)
 
     # -- finishing records ---------------------------------------------------------------------------
