@@ -87,7 +87,7 @@ WORDS = [
 
 
 def _text(rng: random.Random, n_chars: int) -> str:
-    out: list[str] = msgspec.field(default_factory=list)
+    out: list[str] = []
     size = 0
     while size < n_chars:
         word = rng.choice(WORDS)
