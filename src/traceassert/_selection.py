@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextvars
+from os import PathLike
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -89,6 +90,15 @@ class SelectionBase:
         elif isinstance(source, SelectionBase):
             self._capture = source._capture
             self._snapshot = source._snapshot
+        elif isinstance(source, str | bytes | PathLike) or not isinstance(source, Iterable):
+            hint = (
+                " (to check a trace file, pass ta.load_trace(path))"
+                if isinstance(source, str | PathLike)
+                else ""
+            )
+            raise TypeError(
+                f"TraceAsserter takes a Trace, a Capture or an iterable of spans, not {type(source).__name__}{hint}"
+            )
         else:
             self._snapshot = Trace(source)
         self._kind: SelKind = "spans"

@@ -153,3 +153,14 @@ def test_public_names_resolve_and_import_is_lazy() -> None:
     code = "import sys, traceassert; print(any(m.startswith('opentelemetry') for m in sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"
+
+
+def test_asserter_rejects_what_is_not_spans() -> None:
+    import pytest
+
+    with pytest.raises(TypeError, match=r"not str \(to check a trace file, pass ta.load_trace\(path\)\)"):
+        ta.TraceAsserter("trace.json")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="not int"):
+        ta.TraceAsserter(3)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="expected a traceassert.Span"):
+        ta.TraceAsserter([object()])
