@@ -129,6 +129,7 @@ def main() -> None:
     trace.attribute_index()
     attr_index_s = time.perf_counter() - start
     build_s = index_s + recon_s + attr_index_s
+
     def plain_index() -> dict[tuple[str, str | None], list[Span]]:
         # the baseline: one linear pass grouping spans under their parent ids
         children: dict[tuple[str, str | None], list[Span]] = {}

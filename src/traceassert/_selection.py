@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import contextvars
-from os import PathLike
 from collections.abc import Callable, Iterable, Sequence
+from os import PathLike
 from typing import TYPE_CHECKING, Any, Literal
 
 from ._capture import Capture
@@ -96,8 +96,9 @@ class SelectionBase:
                 if isinstance(source, str | PathLike)
                 else ""
             )
+            kind = type(source).__name__
             raise TypeError(
-                f"TraceAsserter takes a Trace, a Capture or an iterable of spans, not {type(source).__name__}{hint}"
+                f"TraceAsserter takes a Trace, a Capture or an iterable of spans, not {kind}{hint}"
             )
         else:
             self._snapshot = Trace(source)

@@ -162,5 +162,5 @@ def test_asserter_rejects_what_is_not_spans() -> None:
         ta.TraceAsserter("trace.json")  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="not int"):
         ta.TraceAsserter(3)  # type: ignore[arg-type]
-    with pytest.raises(TypeError, match="expected a traceassert.Span"):
+    with pytest.raises(TypeError, match=r"expected a traceassert\.Span"):
         ta.TraceAsserter([object()])
