@@ -21,15 +21,9 @@ from traceassert._results import recorded_scores
 FINAL = stack.EXPECTED.final_output
 
 
-@pytest.fixture(scope="module")
-def trace() -> ta.Trace:
-    stack.instrument()
-    try:
-        with ta.capture() as cap:
-            stack.run_scenario()
-    finally:
-        stack.uninstrument()
-    return cap.trace()
+@pytest.fixture
+def trace(scenario_trace: ta.Trace) -> ta.Trace:
+    return ta.Trace(scenario_trace.spans)  # its own ledger: what one test's checks remember stays there
 
 
 @pytest.fixture

@@ -5,19 +5,12 @@ from __future__ import annotations
 import pytest
 
 import traceassert as ta
-from instrumentation import pydantic_ai as stack
 from tests.unit.spanbuilder import SpanBuilder
 
 
-@pytest.fixture(scope="module")
-def trace() -> ta.Trace:
-    stack.instrument()
-    try:
-        with ta.capture() as cap:
-            stack.run_scenario()
-    finally:
-        stack.uninstrument()
-    return cap.trace()
+@pytest.fixture
+def trace(scenario_trace: ta.Trace) -> ta.Trace:
+    return ta.Trace(scenario_trace.spans)  # its own ledger: what one test's checks remember stays there
 
 
 @pytest.fixture
