@@ -46,8 +46,7 @@ def describe_tool(tool: ToolExecution, limit: int = 120) -> str:
     if tool.failed is None:
         note = (
             "requested by the model, no execution recorded"
-            if tool.span is None
-            or (tool.span is not None and tool.agent is not None and tool.span in _model_spans(tool.agent))
+            if tool.span is None or (tool.agent is not None and tool.span in _model_spans(tool.agent))
             else "status unknown"
         )
         return f"{head} ({note})"
