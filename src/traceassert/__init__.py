@@ -13,53 +13,53 @@ if TYPE_CHECKING:
     from ._asserter import TraceAsserter, assert_trace, soft
     from ._capture import Capture, capture, scope
     from ._errors import TraceAssertionError, TraceAssertWarning, TraceCaptureError, TraceLoadError
-    from ._evals import EvalResult, Fact
-    from ._expect import Matcher, expect
+    from ._evaluation.evals import EvalResult, Fact
+    from ._evaluation.expect import Matcher, expect
+    from ._evaluation.judge import Judge, JudgeError, Verdict
+    from ._evaluation.results import Score, record_score, recorded_scores
     from ._instrument import instrument
-    from ._judge import Judge, JudgeError, Verdict
     from ._loaders import FORMATS, dump_trace, load_trace, parse_spans
-    from ._records import AgentInvocation, ErrorInfo, ModelCall, Retrieval, ToolExecution
-    from ._results import Score, record_score, recorded_scores
-    from ._span import Span, SpanEvent, SpanLink, Status
+    from ._model.records import AgentInvocation, ErrorInfo, ModelCall, Retrieval, ToolExecution
+    from ._model.span import Span, SpanEvent, SpanLink, Status
     from ._trace import Trace
 
 __version__ = "0.1.0"
 
 #: public name -> private module that defines it
 _EXPORTS: dict[str, str] = {
-    "AgentInvocation": "._records",
+    "AgentInvocation": "._model.records",
     "Capture": "._capture",
-    "ErrorInfo": "._records",
-    "EvalResult": "._evals",
+    "ErrorInfo": "._model.records",
+    "EvalResult": "._evaluation.evals",
     "FORMATS": "._loaders",
-    "Fact": "._evals",
-    "Judge": "._judge",
-    "JudgeError": "._judge",
-    "Matcher": "._expect",
-    "ModelCall": "._records",
-    "Retrieval": "._records",
-    "Score": "._results",
-    "Span": "._span",
-    "SpanEvent": "._span",
-    "SpanLink": "._span",
-    "Status": "._span",
-    "ToolExecution": "._records",
+    "Fact": "._evaluation.evals",
+    "Judge": "._evaluation.judge",
+    "JudgeError": "._evaluation.judge",
+    "Matcher": "._evaluation.expect",
+    "ModelCall": "._model.records",
+    "Retrieval": "._model.records",
+    "Score": "._evaluation.results",
+    "Span": "._model.span",
+    "SpanEvent": "._model.span",
+    "SpanLink": "._model.span",
+    "Status": "._model.span",
+    "ToolExecution": "._model.records",
     "Trace": "._trace",
     "TraceAssertWarning": "._errors",
     "TraceAsserter": "._asserter",
     "TraceAssertionError": "._errors",
     "TraceCaptureError": "._errors",
     "TraceLoadError": "._errors",
-    "Verdict": "._judge",
+    "Verdict": "._evaluation.judge",
     "assert_trace": "._asserter",
     "capture": "._capture",
     "dump_trace": "._loaders",
-    "expect": "._expect",
+    "expect": "._evaluation.expect",
     "instrument": "._instrument",
     "load_trace": "._loaders",
     "parse_spans": "._loaders",
-    "record_score": "._results",
-    "recorded_scores": "._results",
+    "record_score": "._evaluation.results",
+    "recorded_scores": "._evaluation.results",
     "scope": "._capture",
     "soft": "._asserter",
 }

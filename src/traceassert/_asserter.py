@@ -8,14 +8,14 @@ from types import TracebackType
 from typing import Any, Generic, TypeVar
 
 from ._capture import Capture
-from ._checks_budget import BudgetChecks
-from ._checks_eval import EvalChecks
-from ._checks_invocations import InvocationChecks
-from ._checks_io import IOChecks
-from ._checks_scope import ScopeChecks
-from ._checks_spans import SpanChecks
+from ._checks.budget import BudgetChecks
+from ._checks.invocations import InvocationChecks
+from ._checks.io import IOChecks
+from ._checks.scope import ScopeChecks
+from ._checks.selection import SOFT_COLLECTOR
+from ._checks.spans import SpanChecks
 from ._errors import TraceAssertionError
-from ._selection import SOFT_COLLECTOR
+from ._evaluation.checks import EvalChecks
 from ._trace import Trace
 
 __all__ = ["TraceAsserter", "assert_trace", "soft"]

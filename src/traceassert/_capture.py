@@ -20,7 +20,7 @@ from opentelemetry import trace as otel_trace
 from opentelemetry.sdk.trace import ReadableSpan, SpanProcessor, TracerProvider
 
 from ._errors import TraceCaptureError
-from ._span import Span
+from ._model.span import Span
 from ._trace import Ledger, Trace
 
 if TYPE_CHECKING:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from ._records import AgentInvocation, ModelCall, Retrieval, ToolExecution
+from ._model.records import AgentInvocation, ModelCall, Retrieval, ToolExecution
 
 if TYPE_CHECKING:
     from ._trace import Trace

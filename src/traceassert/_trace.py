@@ -1,23 +1,20 @@
-"""Trace: a set of spans with a parent/children index and the reconstructed invocation tree."""
+"""Trace: the public facade over the span tree and its reconstructed records (built lazily)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from ._gcpause import gc_paused
-from ._span import Span, spans_from
+from ._model.gcpause import gc_paused
+from ._model.span import Span
+from ._model.tree import SpanTree
 
 if TYPE_CHECKING:
     from ._dialects._base import Operation
+    from ._model.records import AgentInvocation, ModelCall, Retrieval, ToolExecution
     from ._reconstruct import Reconstruction
-    from ._records import AgentInvocation, ModelCall, Retrieval, ToolExecution
 
 __all__ = ["Ledger", "Trace"]
-
-#: attribute values kept in the value index (longer strings are found by a scan)
-_MAX_INDEXED_CHARS = 512
-_INDEXED_TYPES = frozenset({str, int, float, bool, tuple})
 
 Key = tuple[str, str]
 
@@ -37,33 +34,16 @@ class Ledger:
         self.acknowledged: set[Key] = set()
 
 
-class Trace:
+class Trace(SpanTree):
     """Spans (in start order) indexed by id, with parents, children and reconstructed records.
 
     A Trace may hold several trace ids. Bad structure is repaired, never fatal, and every repair is
     listed in ``warnings``: a span whose parent is not in the trace becomes a root (``orphans``), a
     cycle in parent ids is broken at its earliest span, and of two spans with the same id the first
-    is kept.
+    is kept. The records (``agents``, ``tool_executions``, ...) are reconstructed on first use.
     """
 
-    __slots__ = (
-        "__weakref__",
-        "_attr_index",
-        "_by_id",
-        "_by_key",
-        "_children",
-        "_parent",
-        "_pos",
-        "_recon",
-        "_token_total",
-        "_value_index",
-        "ledger",
-        "orphans",
-        "roots",
-        "source",
-        "spans",
-        "warnings",
-    )
+    __slots__ = ("__weakref__", "_recon", "_token_total", "ledger")
 
     def __init__(
         self,
@@ -73,245 +53,11 @@ class Trace:
         source: str | None = None,
         ledger: Ledger | None = None,
     ) -> None:
-        with gc_paused():
-            self._build(spans, warnings, source, ledger)
-
-    def _build(
-        self, spans: Iterable[Any], warnings: Iterable[str], source: str | None, ledger: Ledger | None
-    ) -> None:
-        notes = list(warnings)
-        items = spans_from(spans)
-        by_key: dict[Key, Span] = {}
-        kept: list[Span] = []
-        duplicates = 0
-        for span in items:
-            key = (span.trace_id, span.span_id)
-            if key in by_key:
-                duplicates += 1
-                if duplicates <= 5:
-                    notes.append(
-                        f"duplicate span id {span.span_id} (trace {span.trace_id}): kept the first "
-                        f"({by_key[key].name!r}), dropped {span.name!r}"
-                    )
-                continue
-            by_key[key] = span
-            kept.append(span)
-        if duplicates > 5:
-            notes.append(f"... {duplicates} duplicate span ids in all")
-        kept.sort(key=_start_key)
-        self.spans: tuple[Span, ...] = tuple(kept)
-        self.source = source
-        self._by_key = by_key
-        # internal maps are keyed by id(span): the Trace keeps its spans alive, so ids are stable
-        self._pos: dict[int, int] = {id(s): i for i, s in enumerate(kept)}
-        by_id: dict[str, Span] = {}
-        for span in kept:
-            by_id.setdefault(span.span_id, span)
-        self._by_id = by_id
-
-        parent: dict[int, Span] = {}
-        orphans: list[Span] = []
-        for span in kept:
-            if span.parent_id is None:
-                continue
-            p = by_key.get((span.trace_id, span.parent_id))
-            if p is None or p is span:
-                orphans.append(span)
-                continue
-            parent[id(span)] = p
-        self._parent = parent
-        self._break_cycles(notes)
-        if orphans:
-            names = ", ".join(repr(s.name) for s in orphans[:5])
-            more = f" and {len(orphans) - 5} more" if len(orphans) > 5 else ""
-            notes.append(
-                f"{len(orphans)} span(s) name a parent that is not in the trace and were made roots: "
-                f"{names}{more}"
-            )
-        self.orphans: tuple[Span, ...] = tuple(orphans)
-        children: dict[int, list[Span]] = {}
-        roots: list[Span] = []
-        for span in kept:
-            p = parent.get(id(span))
-            if p is None:
-                roots.append(span)
-            else:
-                lst = children.get(id(p))
-                if lst is None:
-                    children[id(p)] = [span]
-                else:
-                    lst.append(span)
-        self._children = children
-        self.roots: tuple[Span, ...] = tuple(roots)
-        self.warnings: tuple[str, ...] = tuple(notes)
+        super().__init__(spans, warnings=warnings, source=source)
         self._recon: Reconstruction | None = None
-        self._attr_index: dict[str, list[int]] | None = None
-        self._value_index: dict[str, dict[Any, list[int]] | None] = {}
         self._token_total: tuple[int, int] | None = None
         #: what earlier checks on this trace remembered (shared with the Capture it came from)
         self.ledger = ledger if ledger is not None else Ledger()
-
-    def _break_cycles(self, notes: list[str]) -> None:
-        parent = self._parent
-        state: dict[int, int] = {}  # 1 = on the current path, 2 = done
-        for span in self.spans:
-            if id(span) in state:
-                continue
-            path: list[Span] = []
-            node: Span | None = span
-            while node is not None and id(node) not in state:
-                state[id(node)] = 1
-                path.append(node)
-                node = parent.get(id(node))
-            if node is not None and state.get(id(node)) == 1:
-                cycle = path[path.index(node) :]
-                first = min(cycle, key=lambda s: self._pos[id(s)])
-                del parent[id(first)]
-                names = " -> ".join(repr(s.name) for s in cycle)
-                notes.append(f"cycle in parent ids ({names}) broken: {first.name!r} made a root")
-            for s in path:
-                state[id(s)] = 2
-
-    # -- lookups -----------------------------------------------------------------------------------
-
-    def __len__(self) -> int:
-        return len(self.spans)
-
-    def __iter__(self) -> Iterator[Span]:
-        return iter(self.spans)
-
-    def __repr__(self) -> str:
-        ids = {s.trace_id for s in self.spans}
-        return f"Trace({len(self.spans)} spans, {len(ids)} trace id(s))"
-
-    @property
-    def trace_ids(self) -> tuple[str, ...]:
-        seen: dict[str, None] = {}
-        for s in self.spans:
-            seen.setdefault(s.trace_id, None)
-        return tuple(seen)
-
-    def get(self, span_id: str, trace_id: str | None = None) -> Span | None:
-        """The span with this id (hex, any case, with or without ``0x``), or None."""
-        sid = span_id.lower().removeprefix("0x")
-        if trace_id is not None:
-            return self._by_key.get((trace_id.lower().removeprefix("0x"), sid))
-        return self._by_id.get(sid)
-
-    def parent(self, span: Span) -> Span | None:
-        return self._parent.get(id(self._own(span)))
-
-    def children(self, span: Span) -> tuple[Span, ...]:
-        return tuple(self._children.get(id(self._own(span)), ()))
-
-    def _own(self, span: Span) -> Span:
-        """This trace's span object for ``span`` (an equal span from elsewhere maps to ours)."""
-        if id(span) in self._pos:
-            return span
-        return self._by_key.get((span.trace_id, span.span_id), span)
-
-    def descendants(self, span: Span) -> tuple[Span, ...]:
-        """Every span below ``span``, depth first, children in start order."""
-        out: list[Span] = []
-        children = self._children
-        stack = list(reversed(children.get(id(self._own(span)), ())))
-        while stack:
-            s = stack.pop()
-            out.append(s)
-            kids = children.get(id(s))
-            if kids:
-                stack.extend(reversed(kids))
-        return tuple(out)
-
-    def ancestors(self, span: Span) -> Iterator[Span]:
-        """The parent, its parent, ... up to the root."""
-        p = self.parent(span)
-        while p is not None:
-            yield p
-            p = self.parent(p)
-
-    def position(self, span: Span) -> int:
-        """The index of ``span`` in ``spans`` (start order)."""
-        return self._pos[id(self._own(span))]
-
-    def contains(self, span: Span) -> bool:
-        """True when ``span`` is this trace's own span object."""
-        return id(span) in self._pos
-
-    @property
-    def unfinished(self) -> tuple[Span, ...]:
-        """Spans that had not ended when the trace was read."""
-        return tuple(s for s in self.spans if s.end_ns is None)
-
-    def attribute_index(self) -> Mapping[str, list[int]]:
-        """Attribute key -> positions of the spans that carry it (built once, on first use, together
-        with the value index of ``value_index``)."""
-        if self._attr_index is None:
-            self._build_attribute_indexes()
-        assert self._attr_index is not None
-        return self._attr_index
-
-    def _build_attribute_indexes(self) -> None:
-        index: dict[str, list[int]] = {}
-        values: dict[str, dict[Any, list[int]] | None] = {}
-        for i, span in enumerate(self.spans):
-            for key, v in span.attributes.items():
-                lst = index.get(key)
-                table: dict[Any, list[int]] | None
-                if lst is None:
-                    index[key] = [i]
-                    table = values[key] = {}
-                else:
-                    lst.append(i)
-                    table = values[key]
-                if table is None:
-                    continue  # a key with values the index cannot hold: looked up by a scan
-                tv = type(v)
-                if tv is tuple or tv is list:
-                    try:
-                        v = tuple(v)
-                        hash(v)
-                    except TypeError:
-                        values[key] = None
-                        continue
-                elif (tv is str and len(v) > _MAX_INDEXED_CHARS) or tv not in _INDEXED_TYPES:
-                    values[key] = None
-                    continue
-                # True == 1 and 1.0 == 1 hash alike: the type is in the key so only exact types meet
-                bucket = table.get((tv, v))
-                if bucket is None:
-                    table[(tv, v)] = [i]
-                else:
-                    bucket.append(i)
-        self._attr_index = index
-        self._value_index = values
-
-    def value_index(self, key: str, value: Any) -> list[int] | None:
-        """Positions of the spans whose attribute ``key`` equals ``value``; None when the index cannot
-        answer (an unhashable value or a matcher object, a float or bool, or a key with long or
-        unhashable values): the caller scans."""
-        from ._matching import has_own_eq
-
-        if has_own_eq(value) or isinstance(value, float | bool):
-            return None
-        if isinstance(value, list):
-            value = tuple(value)
-        try:
-            hash(value)
-        except TypeError:
-            return None
-        self.attribute_index()
-        if key not in self._value_index:
-            return []
-        table = self._value_index[key]
-        if table is None:
-            return None
-        found = table.get((type(value), value), [])
-        if type(value) is int:  # 3 also matches a recorded 3.0
-            as_float = table.get((float, float(value)))
-            if as_float:
-                found = sorted(found + as_float)
-        return found
 
     # -- reconstructed views -------------------------------------------------------------------------
 
@@ -376,7 +122,3 @@ class Trace:
         from ._render import summarize
 
         return summarize(self)
-
-
-def _start_key(span: Span) -> int:
-    return span.start_ns

@@ -149,9 +149,9 @@ def trace_asserter(trace_capture: Capture) -> TraceAsserter:
 # -- results: scores, --traceassert-report, terminal summary, @pytest.mark.traceassert_repeat ----------
 #
 # Kept apart from the capture hooks above: a plugin object registered at configure time. Each test run
-# records scores (traceassert._results); the teardown report carries the run's results as the plain
+# records scores (traceassert._evaluation.results); the teardown report carries the run's results as the plain
 # dict attribute ``traceassert`` (report attributes travel from pytest-xdist workers to the controller),
-# and the controller collects, summarises and writes them (traceassert._report).
+# and the controller collects, summarises and writes them (traceassert._evaluation.report).
 
 _REPORT_ATTR = "traceassert"
 _REPEAT_MARK = "traceassert_repeat"
@@ -199,7 +199,7 @@ class _ResultsPlugin:
     """Per-test results, the report file, the terminal summary and the repeat mark."""
 
     def __init__(self, config: pytest.Config) -> None:
-        from ._report import SessionResults
+        from ._evaluation.report import SessionResults
 
         path = config.getoption("--traceassert-report")
         self.report_path = os.path.join(config.invocation_params.dir, path) if path else None
@@ -210,7 +210,8 @@ class _ResultsPlugin:
 
     @pytest.hookimpl(wrapper=True, tryfirst=True)
     def pytest_runtest_setup(self, item: pytest.Item) -> Generator[None, None, None]:
-        from . import _report, _results
+        from ._evaluation import report as _report
+        from ._evaluation import results as _results
 
         _results.begin_test(item.nodeid)
         result = yield
@@ -230,7 +231,7 @@ class _ResultsPlugin:
         return report
 
     def _finish_run(self, item: pytest.Item) -> dict[str, Any]:
-        from . import _results
+        from ._evaluation import results as _results
 
         scores = [s.to_dict() for s in _results.end_test()]
         tokens = None
@@ -251,7 +252,7 @@ class _ResultsPlugin:
             return None
         from _pytest.runner import runtestprotocol
 
-        from . import _report
+        from ._evaluation import report as _report
 
         try:
             runs, min_rate = _report.repeat_args(marker.args, marker.kwargs)
@@ -283,7 +284,7 @@ class _ResultsPlugin:
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         if self.is_worker or not self.report_path:
             return
-        from ._report import write_report
+        from ._evaluation.report import write_report
 
         os.makedirs(os.path.dirname(self.report_path) or ".", exist_ok=True)
         write_report(self.report_path, self.results.tests())
@@ -292,7 +293,7 @@ class _ResultsPlugin:
         tests = self.results.tests()
         if self.is_worker or not tests or not (self.report_path or self.results.worth_reporting()):
             return
-        from ._report import format_summary
+        from ._evaluation.report import format_summary
 
         terminalreporter.write_sep("-", "traceassert")
         for line in format_summary(tests, self.report_path):
@@ -304,7 +305,7 @@ def _combine_runs(
 ) -> list[pytest.TestReport]:
     """The reports logged for a repeated test: a setup report, one call report whose outcome is the pass
     rate's verdict, and the last teardown report carrying every run's results."""
-    from . import _report
+    from ._evaluation import report as _report
 
     failures = [next((r for r in reports if r.failed), None) for reports in runs]
     verdict = _report.repeat_verdict(

@@ -15,7 +15,7 @@ import pytest
 import traceassert as ta
 from instrumentation import ScenarioFacts
 from tests._stackfacts import check_facts, live_trace, load_recording
-from traceassert._span import Span
+from traceassert._model.span import Span
 
 # -- recorded (no framework needed) ------------------------------------------------------------------
 

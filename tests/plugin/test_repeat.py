@@ -14,7 +14,7 @@ FLAKY = """
 import itertools
 import pytest
 from opentelemetry import trace
-from traceassert._expect import expect
+from traceassert._evaluation.expect import expect
 
 COUNTERS = {}
 

@@ -35,8 +35,8 @@ def agent_run(answer, input_tokens=10, output_tokens=5):
 TESTS = """
 import pytest
 import traceassert as ta
-from traceassert._expect import expect
-from traceassert._judge import Judge
+from traceassert._evaluation.expect import expect
+from traceassert._evaluation.judge import Judge
 from helpers import agent_run
 
 def test_scored(trace_capture):
@@ -172,7 +172,7 @@ def test_report_and_summary_under_xdist(project: pytest.Pytester) -> None:
     project.makepyfile(
         test_many="""
         import pytest
-        from traceassert._expect import expect
+        from traceassert._evaluation.expect import expect
         from helpers import agent_run
 
         @pytest.mark.parametrize("i", range(6))

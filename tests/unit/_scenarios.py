@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import traceassert as ta
-from traceassert._span import freeze_attributes
+from traceassert._model.span import freeze_attributes
 
 SCENARIOS: dict[str, Callable[[], object]] = {}
 

@@ -6,7 +6,7 @@ import itertools
 from typing import Any
 
 import traceassert as ta
-from traceassert._span import freeze_attributes
+from traceassert._model.span import freeze_attributes
 
 _ids = itertools.count(1)
 TRACE_ID = "0af7651916cd43dd8448eb211c80319c"

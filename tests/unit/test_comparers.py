@@ -10,7 +10,14 @@ from dirty_equals import IsStr
 
 import traceassert as ta
 from tests.unit.spanbuilder import SpanBuilder
-from traceassert._comparers import casefold, exact, make_comparer, normalize_text, normalized, similarity
+from traceassert._evaluation.comparers import (
+    casefold,
+    exact,
+    make_comparer,
+    normalize_text,
+    normalized,
+    similarity,
+)
 
 
 def _messages(role: str, text: str) -> str:

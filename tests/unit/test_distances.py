@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from traceassert._distances import (
+from traceassert._evaluation.distances import (
     EDIT_METRICS,
     VECTOR_METRICS,
     damerau_levenshtein,

@@ -13,10 +13,17 @@ import pytest
 import traceassert as ta
 from instrumentation import pydantic_ai as stack
 from tests.unit.spanbuilder import SpanBuilder
-from traceassert._evals import EvalResult, Fact, Template, load_template, make_evaluation, template_from_dict
-from traceassert._facts import collect_facts
-from traceassert._judge import Judge, JudgeError
-from traceassert._results import recorded_scores
+from traceassert._evaluation.evals import (
+    EvalResult,
+    Fact,
+    Template,
+    load_template,
+    make_evaluation,
+    template_from_dict,
+)
+from traceassert._evaluation.facts import collect_facts
+from traceassert._evaluation.judge import Judge, JudgeError
+from traceassert._evaluation.results import recorded_scores
 
 FINAL = stack.EXPECTED.final_output
 

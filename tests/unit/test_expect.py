@@ -8,8 +8,8 @@ from collections.abc import Sequence
 import pytest
 
 import traceassert as ta
-from traceassert._expect import Matcher, expect
-from traceassert._results import Score, record_score, recorded_scores
+from traceassert._evaluation.expect import Matcher, expect
+from traceassert._evaluation.results import Score, record_score, recorded_scores
 
 
 def fails(match: str) -> pytest.RaisesContext[ta.TraceAssertionError]:
@@ -213,7 +213,7 @@ def test_failures_are_collected_inside_soft() -> None:
 
 
 def test_recorders_nest_and_end_in_order() -> None:
-    from traceassert._results import begin_test, end_test
+    from traceassert._evaluation.results import begin_test, end_test
 
     with recorded_scores() as outer:
         begin_test("outer::test")

@@ -10,7 +10,7 @@ import pytest
 import traceassert as ta
 from tests.unit._scenarios import Spans, cancelled, trace_of
 from tests.unit.test_invocation_checks_tools import fails, on
-from traceassert._checks_invocations_outcome import causes_from_stacktrace, error_type_matches
+from traceassert._checks.invocations_outcome import causes_from_stacktrace, error_type_matches
 
 pytest.importorskip("pydantic_ai")
 

@@ -447,7 +447,7 @@ def test_request_only_executions_get_distinct_marks() -> None:
     a = ta.TraceAsserter(trace)
     keys = {a._inv_is_marked(t) for t in a.tool_executions()}
     assert keys == {False}
-    from traceassert._checks_invocations_base import execution_key
+    from traceassert._checks.invocations_base import execution_key
 
     assert len({execution_key(t) for t in trace.tool_executions}) == 2
 

@@ -9,8 +9,16 @@ from collections.abc import Callable
 import pytest
 
 import traceassert as ta
-from traceassert._judge import Judge, JudgeError, Verdict, json_values, read_batch, read_label, read_verdict
-from traceassert._results import recorded_scores
+from traceassert._evaluation.judge import (
+    Judge,
+    JudgeError,
+    Verdict,
+    json_values,
+    read_batch,
+    read_label,
+    read_verdict,
+)
+from traceassert._evaluation.results import recorded_scores
 
 
 class FakeLLM:

@@ -18,7 +18,7 @@ from traceassert._loaders import (
     load_trace,
     parse_spans,
 )
-from traceassert._span import Span
+from traceassert._model.span import Span
 
 from . import _formats
 

@@ -20,7 +20,7 @@ from traceassert._loaders import (
     parse_spans,
     redact_spans,
 )
-from traceassert._span import Span, SpanEvent, SpanLink, Status
+from traceassert._model.span import Span, SpanEvent, SpanLink, Status
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "formats"
 

@@ -10,7 +10,7 @@ from dirty_equals import IsInt, IsPartialDict, IsStr
 from hypothesis import given
 from hypothesis import strategies as st
 
-from traceassert._matching import (
+from traceassert._checks.matching import (
     argument_mismatches,
     arguments_match,
     as_text,

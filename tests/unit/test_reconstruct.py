@@ -135,7 +135,7 @@ def test_unrecognised_spans_are_counted_and_shown() -> None:
 
 
 def test_arguments_in_every_shape() -> None:
-    from traceassert._arguments import parse_arguments
+    from traceassert._reconstruct.arguments import parse_arguments
 
     assert parse_arguments('{"a": 1}') == {"a": 1}
     assert parse_arguments('{ "a" :  1 ,\n "b": [1, 2] }') == {"a": 1, "b": [1, 2]}

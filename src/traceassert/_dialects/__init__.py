@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from types import ModuleType
 
-from .._span import Span
+from .._model.span import Span
 from . import adk, genai, monocle, openinference, pydantic_ai, strands, traceloop
 from ._base import Operation, ToolCallRequest
 

@@ -14,9 +14,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from .._errorinfo import causes_from_stacktrace
-from .._records import ErrorInfo
-from .._span import Span
+from .._model.errorinfo import causes_from_stacktrace
+from .._model.records import ErrorInfo
+from .._model.span import Span
 
 __all__ = [
     "OpKind",

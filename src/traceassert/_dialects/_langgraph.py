@@ -13,8 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from traceassert._span import Span
-
+from .._model.span import Span
 from ._base import maybe_json
 
 __all__ = ["is_graph_root", "is_node", "metadata", "runs_graph", "state_messages"]

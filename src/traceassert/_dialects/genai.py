@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .._span import Span
+from .._model.span import Span
 from . import _keys as k
 from ._base import Operation, as_int, as_str, as_str_tuple, error_info, maybe_json
 from ._messages import final_text, requested_tool_calls, user_text

@@ -25,8 +25,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .._records import ErrorInfo
-from .._span import Span
+from .._model.records import ErrorInfo
+from .._model.span import Span
 from ._base import Operation, ToolCallRequest, as_int, as_str, error_info, maybe_json
 from ._messages import message_text
 

@@ -46,15 +46,14 @@ import dataclasses
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from traceassert._span import Span
-
+from .._model.span import Span
 from . import _langgraph as lg
 from ._base import Operation, as_int, as_str, as_str_tuple, error_info, maybe_json
 from ._messages import final_text, requested_tool_calls, user_text
 
 if TYPE_CHECKING:
-    from traceassert._records import ErrorInfo
-    from traceassert._trace import Trace
+    from .._model.records import ErrorInfo
+    from .._model.tree import SpanTree
 
 __all__ = ["NAME", "classify", "flattened_messages", "refine"]
 
@@ -360,7 +359,7 @@ def _has_prefix(attrs: Mapping[str, Any], prefix: str) -> bool:
 # --------------------------------------------------------------------------------------------------
 
 
-def refine(trace: Trace, operation_of: Callable[[Span], Operation | None]) -> list[tuple[Span, Operation]]:
+def refine(trace: SpanTree, operation_of: Callable[[Span], Operation | None]) -> list[tuple[Span, Operation]]:
     """Operations that knowing the span tree changes: every OpenInference span that runs a LangGraph
     graph inside another graph's node becomes an agent invocation named after the graph."""
     changed: list[tuple[Span, Operation]] = []

@@ -25,7 +25,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from .._span import Span
+from .._model.span import Span
 from . import _keys as k
 from ._base import Operation, as_int, as_str, error_info, maybe_json
 from ._messages import final_text, message_list, requested_tool_calls, texts_by_role, user_text

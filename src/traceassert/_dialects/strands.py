@@ -29,7 +29,7 @@ import dataclasses
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from .._span import Span, freeze_attributes
+from .._model.span import Span, freeze_attributes
 from . import _keys as k
 from . import genai
 from ._base import Operation, ToolCallRequest, maybe_json

@@ -37,8 +37,8 @@ import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
-from .._records import ErrorInfo
-from .._span import Span
+from .._model.records import ErrorInfo
+from .._model.span import Span
 from . import _keys as k
 from . import _traceloop_payloads as p
 from ._base import Operation, as_int, as_str, as_str_tuple, error_info, maybe_json

@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from .._errors import TraceAssertWarning, TraceLoadError
-from .._gcpause import gc_paused
-from .._span import Span
+from .._model.gcpause import gc_paused
+from .._model.span import Span
 from ._common import Context
 from ._dispatch import ALIASES, FORMATS, canonical_format, convert_text
 from ._dump import dump_trace, to_otlp_json

@@ -12,7 +12,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from .._errors import TraceLoadError
-from .._span import EMPTY_MAPPING, Span, SpanEvent, SpanLink, Status
+from .._model.span import EMPTY_MAPPING, Span, SpanEvent, SpanLink, Status
 
 __all__ = [
     "CONVERSION_ERRORS",

@@ -19,7 +19,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from .._span import Span, SpanEvent, SpanLink, spans_from
+from .._model.span import Span, SpanEvent, SpanLink, spans_from
 
 __all__ = ["dump_trace", "to_otlp_json"]
 

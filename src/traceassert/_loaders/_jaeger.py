@@ -16,7 +16,7 @@ import types
 from collections.abc import Mapping
 from typing import Any
 
-from .._span import EMPTY_MAPPING
+from .._model.span import EMPTY_MAPPING
 from ._common import TRUNCATED, Context, event, freeze_json, hex_id, link, make_span, status_of
 
 __all__ = ["NAME", "convert", "is_record"]

@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import Any
 
-from .._span import EMPTY_MAPPING, SpanEvent, SpanLink, Status
+from .._model.span import EMPTY_MAPPING, SpanEvent, SpanLink, Status
 from ._common import (
     CONVERSION_ERRORS,
     MAX_VALUE_DEPTH,

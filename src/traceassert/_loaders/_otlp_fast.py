@@ -14,7 +14,7 @@ from typing import Any
 
 import msgspec
 
-from .._span import EMPTY_MAPPING, SpanEvent, SpanLink
+from .._model.span import EMPTY_MAPPING, SpanEvent, SpanLink
 from ._common import CONVERSION_ERRORS, Context, hex_id, make_span, parent_id, status_of
 from ._otlp import _KINDS, _STATUS, _UNSET, TYPED_CONVERTERS, _any, _enum
 

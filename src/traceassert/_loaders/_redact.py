@@ -20,7 +20,7 @@ from collections.abc import Iterable, Mapping
 from types import MappingProxyType
 from typing import Any
 
-from .._span import Span
+from .._model.span import Span
 
 __all__ = ["REDACTED", "is_secret_key", "redact_spans"]
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .._span import EMPTY_MAPPING, Status
+from .._model.span import EMPTY_MAPPING, Status
 from ._common import (
     TRUNCATED,
     Context,

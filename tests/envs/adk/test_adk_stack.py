@@ -17,7 +17,7 @@ from opentelemetry.sdk.trace import ReadableSpan
 import traceassert as ta
 from instrumentation import google_adk as stack
 from tests._stackfacts import check_facts, live_trace
-from traceassert._span import Span
+from traceassert._model.span import Span
 
 EXPECTED = stack.EXPECTED
 

@@ -16,7 +16,7 @@ from strands.telemetry import tracer as strands_tracer
 import traceassert as ta
 from instrumentation import strands as stack
 from tests._stackfacts import check_facts, live_trace
-from traceassert._span import Span
+from traceassert._model.span import Span
 
 EXPECTED = stack.EXPECTED
 

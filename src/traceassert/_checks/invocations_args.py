@@ -1,0 +1,122 @@
+"""The arguments of the tool checks: tool names, ``(name, arguments)`` items, argument requirements
+(mapping, matcher object or callable), and the small texts the messages are made of."""
+
+from __future__ import annotations
+
+import copy
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
+
+from .._model.records import ToolExecution
+from .invocations_base import describe_value
+from .matching import argument_mismatches, has_own_eq
+
+__all__ = [
+    "ArgumentsCheck",
+    "Expectation",
+    "argument_mismatches",
+    "arguments_kind",
+    "call_text",
+    "check_name",
+    "counts",
+    "expectations",
+    "fits",
+    "label",
+    "none_successful",
+    "run_requirements",
+    "success",
+]
+
+#: a mapping of expected arguments, a matcher object, or a callable that raises AssertionError
+ArgumentsCheck = Any
+Expectation = str | tuple[str, ArgumentsCheck]
+
+
+def check_name(name: Any, what: str = "tool_name") -> str:
+    if not isinstance(name, str) or not name:
+        raise TypeError(f"{what} must be a non-empty str, got {name!r}")
+    return name
+
+
+def expectations(items: Sequence[Any], check: str) -> list[tuple[str, ArgumentsCheck | None]]:
+    out: list[tuple[str, ArgumentsCheck | None]] = []
+    for item in items:
+        if isinstance(item, str) and item:
+            out.append((item, None))
+        elif isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], str) and item[0]:
+            arguments_kind(item[1])
+            out.append((item[0], item[1]))
+        else:
+            raise TypeError(f"{check} takes tool names, or (tool name, arguments) pairs, got {item!r}")
+    return out
+
+
+def arguments_kind(expected: Any) -> str:
+    if isinstance(expected, Mapping):
+        return "mapping"
+    if has_own_eq(expected):
+        return "matcher"
+    if callable(expected):
+        return "callable"
+    raise TypeError(
+        "arguments must be a mapping of expected arguments, a matcher object, or a callable that "
+        f"raises AssertionError when the arguments are wrong; got {expected!r}"
+    )
+
+
+def run_requirements(fn: Callable[[dict[str, Any]], Any], tool: ToolExecution) -> str | None:
+    """None when ``fn`` accepts the arguments of ``tool``; else why not. Other exceptions propagate."""
+    __tracebackhide__ = True
+    try:
+        result = fn(copy.deepcopy(tool.arguments))
+    except AssertionError as err:
+        text = str(err).strip().splitlines()
+        return f"{type(err).__name__}: {text[0] if text else '(no message)'}"
+    if result is False:
+        return "returned False"
+    return None
+
+
+def fits(expected: ArgumentsCheck | None, tool: ToolExecution) -> bool:
+    __tracebackhide__ = True
+    if expected is None:
+        return True
+    if arguments_kind(expected) == "callable":
+        return run_requirements(expected, tool) is None
+    return not argument_mismatches(expected, tool.arguments)
+
+
+def label(name: str, expected: ArgumentsCheck | None) -> str:
+    if expected is None:
+        return repr(name)
+    return f"({name!r}, {describe_value(expected)})"
+
+
+def call_text(check: str, *args: Any) -> str:
+    return f"{check}({', '.join(describe_value(a) for a in args)})"
+
+
+def none_successful(tools: Iterable[ToolExecution]) -> str:
+    """What was found instead of a successful execution."""
+    items = list(tools)
+    if not items:
+        return "it was not executed"
+    failed = sum(1 for t in items if t.failed is True)
+    unknown = len(items) - failed
+    parts = []
+    if failed:
+        parts.append(f"{failed} failed (checked with has_tool_execution_failed)")
+    if unknown:
+        parts.append(f"{unknown} whose outcome the producer did not record")
+    return f"{len(items)} execution(s), none successful: " + ", ".join(parts)
+
+
+def success(tool: ToolExecution) -> str:
+    return {True: "failed", False: "succeeded", None: "outcome not recorded"}[tool.failed]
+
+
+def counts(counter: Counter[str]) -> str:
+    if not counter:
+        return "no tool"
+    return ", ".join(f"{n!r} ×{c}" if c > 1 else repr(n) for n, c in sorted(counter.items()))

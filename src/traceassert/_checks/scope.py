@@ -1,0 +1,164 @@
+"""Scope checks (Monocle's eight): the ``scope.<name>`` attributes that ``ta.scope()`` (or Monocle)
+puts on spans. Positive checks narrow the selection to the matching spans."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from .._render import short
+from .io import IOChecks
+from .matching import contains_text
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
+
+__all__ = ["ScopeChecks"]
+
+
+class ScopeChecks(IOChecks):
+    __slots__ = ()
+
+    def _scope(
+        self,
+        check: str,
+        scope_name: str,
+        wanted: tuple[Any, ...],
+        *,
+        contains: bool,
+        negative: bool,
+        message: str | None,
+    ) -> Self:
+        __tracebackhide__ = True
+        if not isinstance(scope_name, str) or not scope_name:
+            raise TypeError("scope_name must be a non-empty str")
+        if contains and (not wanted or not all(isinstance(w, str) for w in wanted)):
+            raise TypeError(f"{check} takes one or more substrings (str)")
+        key = f"scope.{scope_name}"
+        trace = self.trace
+        selected = self._position_set()
+        positions = trace.attribute_index().get(key, [])
+        if selected is not None:
+            positions = [i for i in positions if i in selected]
+        spans = trace.spans
+
+        def matches(value: Any) -> bool:
+            if not wanted:
+                return True
+            if contains:
+                return any(contains_text(value, w) for w in wanted)
+            return any(self._compare(w, value) for w in wanted)
+
+        found = [i for i in positions if matches(spans[i].attributes[key])]
+        args = ", ".join([repr(scope_name), *(short(w, 60) for w in wanted)])
+        values = sorted({short(spans[i].attributes[key], 60) for i in positions[:500]})
+        details = (
+            f"values of scope {scope_name!r} in the selection: {', '.join(values) if values else 'none'}"
+        )
+        if negative:
+            if found:
+                self._fail(
+                    f"{check}({args})",
+                    f"expected no span with scope {scope_name!r}"
+                    + (f" matching {', '.join(short(w, 60) for w in wanted)}" if wanted else "")
+                    + f", found {len(found)}",
+                    message=message,
+                    details=details,
+                )
+            return self
+        if not found:
+            self._fail(
+                f"{check}({args})",
+                f"no span has scope {scope_name!r}"
+                + (f" matching {', '.join(short(w, 60) for w in wanted)}" if wanted else ""),
+                message=message,
+                details=details,
+            )
+            return self._copy()
+        return self._derive("spans", tuple(found))
+
+    def has_scope(self, scope_name: str, expected_value: Any = None, *, message: str | None = None) -> Self:
+        __tracebackhide__ = True
+        wanted = () if expected_value is None else (expected_value,)
+        return self._scope("has_scope", scope_name, wanted, contains=False, negative=False, message=message)
+
+    def has_any_scope(self, scope_name: str, *expected_values: Any, message: str | None = None) -> Self:
+        __tracebackhide__ = True
+        if not expected_values:
+            raise TypeError("has_any_scope needs at least one expected value")
+        return self._scope(
+            "has_any_scope", scope_name, expected_values, contains=False, negative=False, message=message
+        )
+
+    def does_not_have_scope(
+        self, scope_name: str, unexpected_value: Any = None, *, message: str | None = None
+    ) -> Self:
+        __tracebackhide__ = True
+        wanted = () if unexpected_value is None else (unexpected_value,)
+        return self._scope(
+            "does_not_have_scope", scope_name, wanted, contains=False, negative=True, message=message
+        )
+
+    def does_not_have_any_scope(
+        self, scope_name: str, *unexpected_values: Any, message: str | None = None
+    ) -> Self:
+        __tracebackhide__ = True
+        if not unexpected_values:
+            raise TypeError("does_not_have_any_scope needs at least one value")
+        return self._scope(
+            "does_not_have_any_scope",
+            scope_name,
+            unexpected_values,
+            contains=False,
+            negative=True,
+            message=message,
+        )
+
+    def contains_scope(self, scope_name: str, expected_substring: str, *, message: str | None = None) -> Self:
+        __tracebackhide__ = True
+        return self._scope(
+            "contains_scope",
+            scope_name,
+            (expected_substring,),
+            contains=True,
+            negative=False,
+            message=message,
+        )
+
+    def contains_any_scope(
+        self, scope_name: str, *expected_substrings: str, message: str | None = None
+    ) -> Self:
+        __tracebackhide__ = True
+        return self._scope(
+            "contains_any_scope",
+            scope_name,
+            expected_substrings,
+            contains=True,
+            negative=False,
+            message=message,
+        )
+
+    def does_not_contain_scope(
+        self, scope_name: str, unexpected_substring: str, *, message: str | None = None
+    ) -> Self:
+        __tracebackhide__ = True
+        return self._scope(
+            "does_not_contain_scope",
+            scope_name,
+            (unexpected_substring,),
+            contains=True,
+            negative=True,
+            message=message,
+        )
+
+    def does_not_contain_any_scope(
+        self, scope_name: str, *unexpected_substrings: str, message: str | None = None
+    ) -> Self:
+        __tracebackhide__ = True
+        return self._scope(
+            "does_not_contain_any_scope",
+            scope_name,
+            unexpected_substrings,
+            contains=True,
+            negative=True,
+            message=message,
+        )

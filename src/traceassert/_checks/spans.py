@@ -1,0 +1,357 @@
+"""Selectors and span-level checks: where / attributes / events, called_tool and called_agent."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from .._model.span import Span
+from .._render import short
+from .matching import values_equal
+from .selection import SelectionBase, check_counts, count_ok, count_text
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
+
+__all__ = ["SpanChecks"]
+
+_MISSING = object()
+
+
+def _call(name: str, *args: Any, **kwargs: Any) -> str:
+    items = list(args)
+    while items and items[-1] is None:
+        items.pop()
+    parts = [short(a, 60) for a in items]
+    parts.extend(f"{k}={short(v, 60)}" for k, v in kwargs.items() if v is not None)
+    return f"{name}({', '.join(parts)})"
+
+
+def _event_matches(span: Span, name: str, attributes: Mapping[str, Any] | None) -> bool:
+    for ev in span.events:
+        if ev.name != name:
+            continue
+        if not attributes:
+            return True
+        if all(
+            (k in ev.attributes) if v is None else (k in ev.attributes and values_equal(v, ev.attributes[k]))
+            for k, v in attributes.items()
+        ):
+            return True
+    return False
+
+
+def _normalise_event(event: Mapping[str, Any] | str | None) -> tuple[str, Mapping[str, Any] | None] | None:
+    if event is None:
+        return None
+    if isinstance(event, str):
+        return (event, None)
+    if not isinstance(event, Mapping) or not isinstance(event.get("name"), str):
+        raise TypeError('event must be {"name": <event name>, "attributes": {...}} or an event name')
+    attrs = event.get("attributes")
+    if attrs is not None and not isinstance(attrs, Mapping):
+        raise TypeError("event['attributes'] must be a mapping")
+    return (event["name"], attrs)
+
+
+class SpanChecks(SelectionBase):
+    __slots__ = ()
+
+    # -- generic selection ---------------------------------------------------------------------------
+
+    def _matching_positions(
+        self,
+        attribute: Mapping[str, Any] | None,
+        event: Mapping[str, Any] | str | None,
+        predicate: Callable[[Span], bool] | None,
+    ) -> list[int]:
+        if attribute is not None and not isinstance(attribute, Mapping):
+            raise TypeError("attribute must be a mapping {name: expected value or None}")
+        if predicate is not None and not callable(predicate):
+            raise TypeError("predicate must be a callable taking a Span")
+        ev = _normalise_event(event)
+        if not attribute and ev is None and predicate is None:
+            raise TypeError("give at least one of attribute=, event=, predicate=")
+        trace = self.trace
+        spans = trace.spans
+        selected = self._position_set()
+        candidates: Iterable[int]
+        if attribute:
+            index = trace.attribute_index()
+            keys = sorted(attribute, key=lambda key: len(index.get(key, ())))
+            first = keys[0]
+            candidates = index.get(first, ())
+            expected_first = attribute[first]
+            if expected_first is not None:
+                by_value = trace.value_index(first, expected_first)
+                if by_value is not None:
+                    candidates = by_value
+                    if len(attribute) == 1 and ev is None and predicate is None:
+                        if selected is None:
+                            return list(candidates)
+                        return [i for i in candidates if i in selected]
+        elif selected is not None:
+            candidates = sorted(selected)
+        else:
+            candidates = range(len(spans))
+        out: list[int] = []
+        for i in candidates:
+            if selected is not None and i not in selected:
+                continue
+            span = spans[i]
+            if attribute:
+                attrs = span.attributes
+                ok = True
+                for key, expected in attribute.items():
+                    actual = attrs.get(key, _MISSING)
+                    if actual is _MISSING or (expected is not None and not values_equal(expected, actual)):
+                        ok = False
+                        break
+                if not ok:
+                    continue
+            if ev is not None and not _event_matches(span, ev[0], ev[1]):
+                continue
+            if predicate is not None and not predicate(span):
+                continue
+            out.append(i)
+        return out
+
+    def where(
+        self,
+        attribute: Mapping[str, Any] | None = None,
+        event: Mapping[str, Any] | str | None = None,
+        predicate: Callable[[Span], bool] | None = None,
+        *,
+        message: str | None = None,
+    ) -> Self:
+        """Narrow to the spans matching every criterion given; fail when none does."""
+        __tracebackhide__ = True
+        found = self._matching_positions(attribute, event, predicate)
+        if not found:
+            self._fail(
+                _call("where", attribute=attribute, event=event, predicate=predicate),
+                "no span matches",
+                message=message,
+                details=self._attribute_hint(attribute),
+            )
+            return self._copy()
+        return self._derive("spans", tuple(found))
+
+    def does_not_match(
+        self,
+        attribute: Mapping[str, Any] | None = None,
+        event: Mapping[str, Any] | str | None = None,
+        predicate: Callable[[Span], bool] | None = None,
+        *,
+        message: str | None = None,
+    ) -> Self:
+        """Fail when any selected span matches every criterion given."""
+        __tracebackhide__ = True
+        found = self._matching_positions(attribute, event, predicate)
+        if found:
+            spans = self.trace.spans
+            names = ", ".join(repr(spans[i].name) for i in found[:10])
+            self._fail(
+                _call("does_not_match", attribute=attribute, event=event, predicate=predicate),
+                f"expected no matching span, found {len(found)}: {names}",
+                message=message,
+            )
+        return self
+
+    def has_attribute(self, attribute_name: str, expected: Any = None, *, message: str | None = None) -> Self:
+        """Narrow to the spans carrying ``attribute_name`` (equal to ``expected`` when given)."""
+        __tracebackhide__ = True
+        found = self._matching_positions({attribute_name: expected}, None, None)
+        if not found:
+            self._fail(
+                _call("has_attribute", attribute_name, expected),
+                f"no span has attribute {attribute_name!r}"
+                + (f" = {short(expected)}" if expected is not None else ""),
+                message=message,
+                details=self._attribute_hint({attribute_name: expected}),
+            )
+            return self._copy()
+        return self._derive("spans", tuple(found))
+
+    def does_not_have_attribute(
+        self, attribute_name: str, expected: Any = None, *, message: str | None = None
+    ) -> Self:
+        """Fail when a selected span carries ``attribute_name`` (with value ``expected`` when given)."""
+        __tracebackhide__ = True
+        found = self._matching_positions({attribute_name: expected}, None, None)
+        if found:
+            spans = self.trace.spans
+            shown = ", ".join(
+                f"{spans[i].name!r}={short(spans[i].attributes[attribute_name], 40)}" for i in found[:5]
+            )
+            self._fail(
+                _call("does_not_have_attribute", attribute_name, expected),
+                f"expected no span with attribute {attribute_name!r}, found {len(found)}: {shown}",
+                message=message,
+            )
+        return self
+
+    def has_event(
+        self,
+        event_name: str,
+        attribute_name: str | None = None,
+        expected: Any = None,
+        *,
+        message: str | None = None,
+    ) -> Self:
+        """Narrow to the spans with an event ``event_name`` (carrying the attribute/value when given)."""
+        __tracebackhide__ = True
+        attrs = {attribute_name: expected} if attribute_name is not None else None
+        found = self._matching_positions(None, {"name": event_name, "attributes": attrs}, None)
+        if not found:
+            names = sorted({ev.name for s in self.selected_spans() for ev in s.events})
+            self._fail(
+                _call("has_event", event_name, attribute_name, expected),
+                f"no span has event {event_name!r}" + (f" with {attribute_name!r}" if attribute_name else ""),
+                message=message,
+                details=f"event names in the selection: {', '.join(names) if names else 'none'}",
+            )
+            return self._copy()
+        return self._derive("spans", tuple(found))
+
+    def _attribute_hint(self, attribute: Mapping[str, Any] | None) -> str:
+        if not attribute:
+            return ""
+        trace = self.trace
+        selected = self._position_set()
+        lines = []
+        for key in attribute:
+            positions = trace.attribute_index().get(key, [])
+            if selected is not None:
+                positions = [i for i in positions if i in selected]
+            values = sorted({short(trace.spans[i].attributes[key], 40) for i in positions[:200]})
+            if values:
+                lines.append(f"values of {key!r} in the selection: {', '.join(values[:10])}")
+            else:
+                lines.append(f"no selected span has attribute {key!r}")
+        return "\n".join(lines)
+
+    # -- tools and agents ----------------------------------------------------------------------------
+
+    def called_tool(
+        self,
+        tool_name: str,
+        agent_name: str | None = None,
+        *,
+        count: int | None = None,
+        min_count: int | None = None,
+        max_count: int | None = None,
+        message: str | None = None,
+    ) -> Self:
+        """Narrow to the executions of ``tool_name`` (by ``agent_name`` when given); fail when their
+        number is not as asked (default: at least one). Failed executions count: the tool was called."""
+        __tracebackhide__ = True
+        check_counts(count, min_count, max_count)
+        if self.narrowed:
+            tools = self.selected_tools()
+            candidates = [t for t in tools if t.name == tool_name]
+        else:
+            tools = list(self.trace.tool_executions)
+            candidates = list(self.trace.reconstruction.tools_by_name.get(tool_name, ()))
+        found = [
+            t
+            for t in candidates
+            if agent_name is None or (t.agent is not None and t.agent.name == agent_name)
+        ]
+        if not count_ok(len(found), count, min_count, max_count):
+            by = f" by agent {agent_name!r}" if agent_name else ""
+            self._fail(
+                _call(
+                    "called_tool",
+                    tool_name,
+                    agent_name,
+                    count=count,
+                    min_count=min_count,
+                    max_count=max_count,
+                ),
+                f"expected {count_text(count, min_count, max_count)} call(s) of tool {tool_name!r}{by}, "
+                f"found {len(found)}",
+                message=message,
+                details=f"tools called in the selection: {_names(dict.fromkeys(t.name for t in tools))}",
+            )
+            return self._copy()
+        spans = tuple(t.span for t in found if t.span is not None)
+        return self._derive("tools", None, tools=tuple(found), roots=spans)
+
+    def does_not_call_tool(
+        self, tool_names: str | Iterable[str], agent_name: str | None = None, *, message: str | None = None
+    ) -> Self:
+        """Fail when any of ``tool_names`` was called (by ``agent_name`` when given)."""
+        __tracebackhide__ = True
+        names = {tool_names} if isinstance(tool_names, str) else set(tool_names)
+        found = [
+            t
+            for t in self.selected_tools()
+            if t.name in names
+            and (agent_name is None or (t.agent is not None and t.agent.name == agent_name))
+        ]
+        if found:
+            by = f" by agent {agent_name!r}" if agent_name else ""
+            self._fail(
+                _call("does_not_call_tool", tool_names, agent_name),
+                f"expected no call of {_names(sorted(names))}{by}, found {len(found)}: "
+                f"{_names(t.name for t in found)}",
+                message=message,
+            )
+        return self
+
+    def called_agent(
+        self,
+        agent_name: str,
+        *,
+        count: int | None = None,
+        min_count: int | None = None,
+        max_count: int | None = None,
+        message: str | None = None,
+    ) -> Self:
+        """Narrow to the invocations of ``agent_name`` (and everything below them); fail when their
+        number is not as asked (default: at least one)."""
+        __tracebackhide__ = True
+        check_counts(count, min_count, max_count)
+        agents = self._agents_in_scope()
+        found = [a for a in agents if a.name == agent_name]
+        if not count_ok(len(found), count, min_count, max_count):
+            self._fail(
+                _call("called_agent", agent_name, count=count, min_count=min_count, max_count=max_count),
+                f"expected {count_text(count, min_count, max_count)} invocation(s) of agent {agent_name!r}, "
+                f"found {len(found)}",
+                message=message,
+                details=f"agents in the selection: {_names(a.name for a in agents)}",
+            )
+            return self._copy()
+        spans = tuple(s for a in found for s in a.spans)
+        return self._derive("agents", None, agents=tuple(found), roots=spans)
+
+    def does_not_call_agent(self, agent_name: str, *, message: str | None = None) -> Self:
+        """Fail when ``agent_name`` was invoked in the selection."""
+        __tracebackhide__ = True
+        found = [a for a in self._agents_in_scope() if a.name == agent_name]
+        if found:
+            self._fail(
+                _call("does_not_call_agent", agent_name),
+                f"expected no invocation of agent {agent_name!r}, found {len(found)}",
+                message=message,
+            )
+        return self
+
+    def _agents_in_scope(self) -> list[Any]:
+        if self._agents is not None:
+            # below the selected agents: their nested invocations (the agents themselves included)
+            seen: dict[int, Any] = {}
+            for inv in self._agents:
+                for sub in inv.walk():
+                    seen.setdefault(id(sub), sub)
+            return list(seen.values())
+        return self.selected_agents()
+
+
+def _names(names: Iterable[str]) -> str:
+    items = list(names)
+    if not items:
+        return "none"
+    return ", ".join(repr(n) for n in items)

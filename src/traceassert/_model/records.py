@@ -1,0 +1,192 @@
+"""Reconstructed records: what the agent did, independent of which instrumentation recorded it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from .span import Span
+
+__all__ = [
+    "AgentInvocation",
+    "ErrorInfo",
+    "ModelCall",
+    "Retrieval",
+    "ToolExecution",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class ErrorInfo:
+    """Why something failed: an exception type name (or ``error.type``) and a message.
+
+    ``causes`` holds the chained causes when the producer recorded them (outermost first).
+    """
+
+    type: str | None
+    message: str | None = None
+    causes: tuple[ErrorInfo, ...] = ()
+
+    def __str__(self) -> str:
+        if self.type and self.message:
+            return f"{self.type}: {self.message}"
+        return self.type or self.message or "error"
+
+    def chain(self) -> Iterator[ErrorInfo]:
+        """This error, then its causes."""
+        yield self
+        yield from self.causes
+
+
+@dataclass(eq=False, slots=True)
+class ToolExecution:
+    """One execution of a tool.
+
+    ``arguments`` is always a dict: what the tool received, parsed from whatever shape the producer
+    recorded (``raw_arguments``). ``failed`` is None only when no span records the execution.
+    """
+
+    name: str
+    arguments: dict[str, Any]
+    raw_arguments: Any = None
+    result: Any = None
+    call_id: str | None = None
+    failed: bool | None = False
+    error: ErrorInfo | None = None
+    agent: AgentInvocation | None = None
+    span: Span | None = None
+    dialect: str | None = None
+    #: position of this call in the model's request when known (for parallel calls)
+    request_order: tuple[int, int] | None = None
+
+    @property
+    def succeeded(self) -> bool:
+        return self.failed is False
+
+    @property
+    def start_ns(self) -> int:
+        return self.span.start_ns if self.span is not None else 0
+
+    def __repr__(self) -> str:
+        state = {True: "failed", False: "ok", None: "unknown"}[self.failed]
+        return f"ToolExecution({self.name!r}, arguments={self.arguments!r}, {state})"
+
+
+@dataclass(eq=False, slots=True)
+class ModelCall:
+    """One logical model call (wrapper and provider spans of the same call are collapsed)."""
+
+    operation: str | None
+    model: str | None
+    provider: str | None = None
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    total_tokens: int | None = None
+    finish_reasons: tuple[str, ...] = ()
+    streamed: bool | None = None
+    failed: bool = False
+    error: ErrorInfo | None = None
+    agent: AgentInvocation | None = None
+    span: Span | None = None
+    dialect: str | None = None
+    output: Any = None
+    #: every span that recorded this logical call (outermost first)
+    spans: tuple[Span, ...] = ()
+
+    @property
+    def start_ns(self) -> int:
+        return self.span.start_ns if self.span is not None else 0
+
+    def __repr__(self) -> str:
+        return (
+            f"ModelCall({self.operation!r}, model={self.model!r}, input_tokens={self.input_tokens}, "
+            f"output_tokens={self.output_tokens})"
+        )
+
+
+@dataclass(eq=False, slots=True)
+class Retrieval:
+    """A retrieval step: the query and the documents it returned (as text)."""
+
+    query: str | None
+    documents: tuple[str, ...] = ()
+    agent: AgentInvocation | None = None
+    span: Span | None = None
+    dialect: str | None = None
+
+    @property
+    def start_ns(self) -> int:
+        return self.span.start_ns if self.span is not None else 0
+
+
+@dataclass(eq=False, slots=True)
+class AgentInvocation:
+    """One run of an agent, with what it did itself and the agents it ran (``nested``)."""
+
+    name: str
+    span: Span
+    parent: AgentInvocation | None = None
+    nested: tuple[AgentInvocation, ...] = ()
+    tool_executions: tuple[ToolExecution, ...] = ()
+    model_calls: tuple[ModelCall, ...] = ()
+    retrievals: tuple[Retrieval, ...] = ()
+    input: Any = None
+    output: Any = None
+    status: str = "unknown"
+    error: ErrorInfo | None = None
+    finish_reason: str | None = None
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    total_tokens: int | None = None
+    dialect: str | None = None
+    conversation_id: str | None = None
+    #: every span that recorded this invocation (two instrumentation layers give two)
+    spans: tuple[Span, ...] = field(default=())
+    #: output assembled from streamed chunks when no final message was recorded
+    streamed_output: str | None = None
+    #: True for the stand-in invocation that holds work recorded outside any agent span
+    implicit: bool = False
+    #: the tool execution that started this invocation (an agent used as a tool), if any
+    via_tool: ToolExecution | None = None
+
+    @property
+    def duration_s(self) -> float | None:
+        return self.span.duration_s
+
+    @property
+    def start_ns(self) -> int:
+        return self.span.start_ns
+
+    @property
+    def failed(self) -> bool:
+        return self.status == "failed"
+
+    def walk(self) -> Iterator[AgentInvocation]:
+        """This invocation and every nested one, depth first."""
+        yield self
+        for child in self.nested:
+            yield from child.walk()
+
+    def all_tool_executions(self) -> tuple[ToolExecution, ...]:
+        """Tool executions of this invocation and of its nested invocations, in start order."""
+        items = [t for inv in self.walk() for t in inv.tool_executions]
+        items.sort(key=lambda t: t.start_ns)
+        return tuple(items)
+
+    def all_model_calls(self) -> tuple[ModelCall, ...]:
+        """Model calls of this invocation and of its nested invocations, in start order."""
+        items = [m for inv in self.walk() for m in inv.model_calls]
+        items.sort(key=lambda m: m.start_ns)
+        return tuple(items)
+
+    def all_retrievals(self) -> tuple[Retrieval, ...]:
+        items = [r for inv in self.walk() for r in inv.retrievals]
+        items.sort(key=lambda r: r.start_ns)
+        return tuple(items)
+
+    def __repr__(self) -> str:
+        return (
+            f"AgentInvocation({self.name!r}, status={self.status!r}, tools={len(self.tool_executions)}, "
+            f"model_calls={len(self.model_calls)}, nested={len(self.nested)})"
+        )

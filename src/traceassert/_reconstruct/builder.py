@@ -1,0 +1,315 @@
+"""From spans to records: agent invocations (nested), tool executions, model calls and retrievals.
+
+One pass over the span tree, top down, carries the enclosing agent, tool and model call:
+
+- an agent span directly inside an agent span of the same name (no tool or model call between) is the
+  same invocation recorded by a second instrumentation layer, and is merged into it;
+- a tool span directly inside a tool span of the same name is merged likewise;
+- a model-call span inside a model-call span (no agent or tool between) is the same logical call
+  (a framework wrapper over the provider's span): merged, tokens counted once;
+- work recorded outside any agent span goes to one implicit invocation (``implicit=True``).
+
+Tool calls the model asked for are matched to the executions (by call id, else by name in order), which
+fills missing call ids and arguments and gives parallel calls the order the model listed them in.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from .._dialects import DIALECTS, Operation, classify
+from .._model.records import AgentInvocation, ModelCall, Retrieval, ToolExecution
+from .._model.span import Span
+from .._model.tree import SpanTree
+from .finish import finish_model, finish_tool, first, is_cancellation, total
+from .layers import merge_layers
+from .regroup import regroup
+from .requests import match_requests, order_tools
+from .streaming import streamed_text
+
+__all__ = ["Reconstruction", "reconstruct"]
+
+
+@dataclass(slots=True)
+class Reconstruction:
+    operations: dict[int, Operation]
+    agents: tuple[AgentInvocation, ...]
+    all_agents: tuple[AgentInvocation, ...]
+    tool_executions: tuple[ToolExecution, ...]
+    model_calls: tuple[ModelCall, ...]
+    retrievals: tuple[Retrieval, ...]
+    unclassified: tuple[Span, ...]
+    #: tool executions by tool name, in start order
+    tools_by_name: dict[str, list[ToolExecution]] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class _Ctx:
+    agent: AgentInvocation | None = None
+    tool: ToolExecution | None = None
+    model: ModelCall | None = None
+
+
+@dataclass(slots=True)
+class AgentBuild:
+    inv: AgentInvocation
+    ops: list[Operation] = field(default_factory=list)
+    tools: list[ToolExecution] = field(default_factory=list)
+    models: list[ModelCall] = field(default_factory=list)
+    retrievals: list[Retrieval] = field(default_factory=list)
+    nested: list[AgentInvocation] = field(default_factory=list)
+    model_ops: dict[int, list[Operation]] = field(default_factory=dict)
+
+
+class Builder:
+    def __init__(self, trace: SpanTree) -> None:
+        self.trace = trace
+        self.ops: dict[int, Operation] = {}
+        self.unclassified: list[Span] = []
+        self.builds: dict[int, AgentBuild] = {}
+        self.top: list[AgentInvocation] = []
+        self.all_agents: list[AgentInvocation] = []
+        self.tools: list[ToolExecution] = []
+        self.models: list[ModelCall] = []
+        self.retrievals: list[Retrieval] = []
+        self.tool_ops: dict[int, list[Operation]] = {}
+        self.implicit: AgentBuild | None = None
+
+    # -- the walk ------------------------------------------------------------------------------------
+
+    def run(self) -> Reconstruction:
+        trace = self.trace
+        for span in trace.spans:
+            op = classify(span)
+            if op is None:
+                self.unclassified.append(span)
+            else:
+                self.ops[id(span)] = op
+        # dialects whose spans need the tree to say what they are (e.g. a LangGraph graph run in a node)
+        for dialect in DIALECTS:
+            refine = getattr(dialect, "refine", None)
+            if refine is not None:
+                for span, op in refine(trace, lambda s: self.ops.get(id(s))):
+                    self.ops[id(span)] = op
+        # the recorded tree, with the moves of `_regroup` where parent ids hide an agent's work
+        roots, children = regroup(trace, self.ops)
+        stack: list[tuple[Span, _Ctx]] = [(root, _Ctx()) for root in reversed(roots)]
+        while stack:
+            span, ctx = stack.pop()
+            ctx = self.visit(span, ctx)
+            kids = children.get(id(span))
+            if kids:
+                stack.extend((kid, ctx) for kid in reversed(kids))
+        # two instrumentation layers on one app record each step twice: one record per step
+        merge_layers(self)
+        for build in self._builds_in_order():
+            self.finish_agent(build)
+        self.tools.sort(key=_start)
+        self.models.sort(key=_start)
+        self.retrievals.sort(key=_start)
+        self.all_agents.sort(key=_start)
+        self.top.sort(key=_start)
+        return Reconstruction(
+            operations=self.ops,
+            agents=tuple(self.top),
+            all_agents=tuple(self.all_agents),
+            tool_executions=tuple(self.tools),
+            model_calls=tuple(self.models),
+            retrievals=tuple(self.retrievals),
+            unclassified=tuple(self.unclassified),
+            tools_by_name=_group_by_name(self.tools),
+        )
+
+    def _builds_in_order(self) -> list[AgentBuild]:
+        # nested invocations first, so a parent's totals can include them
+        return sorted(self.builds.values(), key=lambda b: _depth(b.inv), reverse=True)
+
+    def visit(self, span: Span, ctx: _Ctx) -> _Ctx:
+        op = self.ops.get(id(span))
+        kind = op.kind if op is not None else None
+        if op is not None and kind == "agent":
+            return self.visit_agent(span, op, ctx)
+        if op is None or kind in ("workflow", "other"):
+            if op is not None and kind == "workflow":
+                self.agent_body(op, ctx)
+            return ctx
+        if kind == "tool":
+            return self.visit_tool(span, op, ctx)
+        if kind == "model":
+            return self.visit_model(span, op, ctx)
+        if kind == "retrieval":
+            build = self.owner(span, ctx)
+            ret = Retrieval(
+                query=op.query, documents=op.documents, agent=build.inv, span=span, dialect=op.dialect
+            )
+            build.retrievals.append(ret)
+            self.retrievals.append(ret)
+        return ctx
+
+    def agent_body(self, op: Operation, ctx: _Ctx) -> None:
+        """A workflow span named like the agent it is directly in is that agent's body (see ``_regroup``):
+        its input, output and outcome are the agent's."""
+        agent = ctx.agent
+        if agent is not None and ctx.tool is None and ctx.model is None and op.name == agent.name:
+            self.builds[id(agent)].ops.append(op)
+
+    def owner(self, span: Span, ctx: _Ctx) -> AgentBuild:
+        if ctx.agent is not None:
+            return self.builds[id(ctx.agent)]
+        if self.implicit is None:
+            root = ([span, *self.trace.ancestors(span)])[-1]
+            op = self.ops.get(id(root))
+            name = (op.name if op is not None and op.name else None) or root.name
+            inv = AgentInvocation(name=name, span=root, dialect="implicit", implicit=True, spans=(root,))
+            self.implicit = AgentBuild(inv)
+            self.builds[id(inv)] = self.implicit
+            self.top.append(inv)
+            self.all_agents.append(inv)
+        return self.implicit
+
+    def visit_agent(self, span: Span, op: Operation, ctx: _Ctx) -> _Ctx:
+        parent = ctx.agent
+        if parent is not None and ctx.tool is None and ctx.model is None and parent.name == op.name:
+            build = self.builds[id(parent)]
+            build.ops.append(op)
+            parent.spans = (*parent.spans, span)
+            return ctx
+        inv = AgentInvocation(
+            name=op.name or span.name, span=span, parent=parent, dialect=op.dialect, spans=(span,)
+        )
+        if parent is not None:
+            self.builds[id(parent)].nested.append(inv)
+            if ctx.tool is not None and ctx.tool.agent is parent:
+                inv.via_tool = ctx.tool
+        else:
+            self.top.append(inv)
+        build = AgentBuild(inv, ops=[op])
+        self.builds[id(inv)] = build
+        self.all_agents.append(inv)
+        return _Ctx(agent=inv)
+
+    def visit_tool(self, span: Span, op: Operation, ctx: _Ctx) -> _Ctx:
+        current = ctx.tool
+        if current is not None and ctx.model is None and current.name == op.name:
+            self.tool_ops[id(current)].append(op)
+            return ctx
+        build = self.owner(span, ctx)
+        tool = ToolExecution(
+            name=op.name or span.name,
+            arguments={},
+            raw_arguments=op.arguments,
+            result=op.result,
+            call_id=op.call_id,
+            failed=op.failed,
+            error=op.error,
+            agent=build.inv,
+            span=span,
+            dialect=op.dialect,
+        )
+        self.tool_ops[id(tool)] = [op]
+        build.tools.append(tool)
+        self.tools.append(tool)
+        return _Ctx(agent=ctx.agent, tool=tool)
+
+    def visit_model(self, span: Span, op: Operation, ctx: _Ctx) -> _Ctx:
+        current = ctx.model
+        if current is not None:
+            build = self.builds[id(current.agent)] if current.agent is not None else None
+            if build is not None:
+                build.model_ops[id(current)].append(op)
+            current.spans = (*current.spans, span)
+            return ctx
+        build = self.owner(span, ctx)
+        call = ModelCall(
+            operation=op.operation,
+            model=op.model,
+            agent=build.inv,
+            span=span,
+            dialect=op.dialect,
+            spans=(span,),
+        )
+        build.model_ops[id(call)] = [op]
+        build.models.append(call)
+        self.models.append(call)
+        return _Ctx(agent=ctx.agent, tool=ctx.tool, model=call)
+
+    # -- finishing records ---------------------------------------------------------------------------
+
+    def finish_agent(self, build: AgentBuild) -> None:
+        inv = build.inv
+        for call in build.models:
+            finish_model(call, build.model_ops[id(call)])
+        build.tools.sort(key=_start)
+        build.models.sort(key=_start)
+        for tool in build.tools:
+            finish_tool(tool, self.tool_ops[id(tool)])
+        match_requests(build, self.tools)
+        order_tools(build.tools)
+        build.retrievals.sort(key=_start)
+        build.nested.sort(key=_start)
+        inv.tool_executions = tuple(build.tools)
+        inv.model_calls = tuple(build.models)
+        inv.retrievals = tuple(build.retrievals)
+        inv.nested = tuple(build.nested)
+        ops = build.ops
+        inv.input = first(op.input for op in ops)
+        inv.output = first(op.output for op in ops)
+        inv.conversation_id = first(op.conversation_id for op in ops)
+        error = first(op.error for op in ops)
+        if any(op.cancelled for op in ops):
+            inv.status = "cancelled"
+        elif any(op.failed for op in ops):
+            # a run stopped by cancellation (asyncio.CancelledError recorded as its error) was cancelled
+            inv.status = "cancelled" if is_cancellation(error) else "failed"
+            inv.error = error
+        elif inv.implicit:
+            inv.status = "failed" if any(t.failed for t in build.models) else "unknown"
+            if not any(s.end_ns is None for s in inv.spans) and inv.status == "unknown":
+                inv.status = "succeeded"
+        elif any(s.end_ns is None for s in inv.spans):
+            inv.status = "unknown"
+        else:
+            inv.status = "succeeded"
+        reasons = [r for call in build.models for r in call.finish_reasons]
+        inv.finish_reason = reasons[-1] if reasons else None
+        if inv.output is None and build.models:
+            inv.streamed_output = streamed_text(build.models[-1].spans)
+        calls = inv.all_model_calls()
+        if any(c.input_tokens is not None or c.output_tokens is not None for c in calls):
+            inv.input_tokens = total(c.input_tokens for c in calls)
+            inv.output_tokens = total(c.output_tokens for c in calls)
+            inv.total_tokens = total(c.total_tokens for c in calls)
+        else:
+            inv.input_tokens = first(op.input_tokens for op in ops)
+            inv.output_tokens = first(op.output_tokens for op in ops)
+            inv.total_tokens = first(op.total_tokens for op in ops)
+
+
+def _group_by_name(tools: list[ToolExecution]) -> dict[str, list[ToolExecution]]:
+    out: dict[str, list[ToolExecution]] = {}
+    for tool in tools:
+        lst = out.get(tool.name)
+        if lst is None:
+            out[tool.name] = [tool]
+        else:
+            lst.append(tool)
+    return out
+
+
+def _depth(inv: AgentInvocation) -> int:
+    d = 0
+    p = inv.parent
+    while p is not None:
+        d += 1
+        p = p.parent
+    return d
+
+
+def _start(rec: Any) -> int:
+    return int(rec.start_ns)
+
+
+def reconstruct(trace: SpanTree) -> Reconstruction:
+    """Build the records of ``trace`` (called once per trace, lazily)."""
+    return Builder(trace).run()

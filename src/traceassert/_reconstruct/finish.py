@@ -1,0 +1,85 @@
+"""Finishing records: the fields of a tool execution or model call recorded by several spans."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .._dialects import Operation
+from .._model.records import ErrorInfo, ModelCall, ToolExecution
+
+__all__ = ["finish_model", "finish_tool", "first", "is_cancellation", "total"]
+
+
+def is_cancellation(error: ErrorInfo | None) -> bool:
+    if error is None or not error.type:
+        return False
+    return error.type.rsplit(".", 1)[-1] in ("CancelledError", "Cancelled", "TaskCancelled")
+
+
+def finish_tool(tool: ToolExecution, ops: list[Operation]) -> None:
+    if len(ops) == 1:
+        return  # the execution was built from this one operation
+    for op in ops[1:]:
+        if tool.raw_arguments is None:
+            tool.raw_arguments = op.arguments
+        if tool.result is None:
+            tool.result = op.result
+        if tool.call_id is None:
+            tool.call_id = op.call_id
+    failed = [op.failed for op in ops]
+    if any(f is True for f in failed):
+        tool.failed = True
+        tool.error = first(op.error for op in ops)
+    elif any(f is False for f in failed):
+        tool.failed = False
+    else:
+        tool.failed = None  # still running when the trace was read
+
+
+def finish_model(call: ModelCall, ops: list[Operation]) -> None:
+    if len(ops) == 1:
+        op = ops[0]
+        call.input_tokens = op.input_tokens
+        call.output_tokens = op.output_tokens
+        total = op.total_tokens
+        if total is None and (op.input_tokens is not None or op.output_tokens is not None):
+            total = (op.input_tokens or 0) + (op.output_tokens or 0)
+        call.total_tokens = total
+        call.provider = op.provider
+        call.finish_reasons = op.finish_reasons
+        call.streamed = op.streamed
+        call.output = op.output
+        call.failed = bool(op.failed)
+        call.error = op.error if op.failed else None
+        return
+    # the innermost span with usage is the provider's own record; the rest fill gaps
+    with_usage = [op for op in ops if op.input_tokens is not None or op.output_tokens is not None]
+    source = with_usage[-1] if with_usage else ops[-1]
+    call.input_tokens = source.input_tokens
+    call.output_tokens = source.output_tokens
+    call.total_tokens = source.total_tokens
+    if call.total_tokens is None and (call.input_tokens is not None or call.output_tokens is not None):
+        call.total_tokens = (call.input_tokens or 0) + (call.output_tokens or 0)
+    call.operation = first(op.operation for op in reversed(ops)) or call.operation
+    call.model = first(op.model for op in reversed(ops)) or call.model
+    call.provider = first(op.provider for op in reversed(ops))
+    call.finish_reasons = first(op.finish_reasons or None for op in reversed(ops)) or ()
+    call.streamed = first(op.streamed for op in ops)
+    call.output = first(op.output for op in reversed(ops))
+    call.failed = any(op.failed for op in ops)
+    call.error = first(op.error for op in ops) if call.failed else None
+
+
+def first(values: Any) -> Any:
+    for v in values:
+        if v is not None:
+            return v
+    return None
+
+
+def total(values: Any) -> int | None:
+    total = None
+    for v in values:
+        if v is not None:
+            total = v if total is None else total + v
+    return total
