@@ -167,7 +167,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
     if not checks:
         print("traceassert check: give at least one check (see --help)", file=sys.stderr)
         return EXIT_UNREADABLE
-    from ._loaders._read import expand_paths
+    from ._loaders.read import expand_paths
 
     files = [str(p) for p in expand_paths(args.files)]
     show_progress = len(files) > 1 and sys.stderr.isatty() and not args.quiet

@@ -11,12 +11,12 @@ import pytest
 import traceassert as ta
 from traceassert._loaders import (
     FORMATS,
-    _parse,
     detect_format,
     dump_trace,
     load_spans,
     load_trace,
     parse_spans,
+    split,
 )
 from traceassert._model.span import Span
 
@@ -51,8 +51,8 @@ EXPECTED_FORMAT = {
 def backend(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
     """Run the test with the optional msgspec accelerator and with the stdlib only."""
     if request.param == "stdlib":
-        monkeypatch.setattr(_parse, "_msgspec", None)
-    elif _parse._msgspec is None:
+        monkeypatch.setattr(split, "_msgspec", None)
+    elif split._msgspec is None:
         pytest.skip("msgspec is not installed")
     return str(request.param)
 
@@ -373,18 +373,16 @@ def test_dump_is_spec_shaped(recorded: list[Any], tmp_path: Path) -> None:
 def test_typed_fast_path_gives_the_same_spans_as_the_general_one(
     name: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    if _parse._typed is None:
+    if split._msgspec is None:
         pytest.skip("msgspec is not installed")
-    from traceassert._loaders import _otlp_fast
+    from traceassert._loaders import otlp_typed
 
     calls: list[object] = []
-    real = _otlp_fast.convert
-    monkeypatch.setitem(
-        _otlp_fast.TYPED_CONVERTERS, _otlp_fast.ResourceSpans, lambda *a: calls.append(a) or real(*a)
-    )
+    real = otlp_typed.convert
+    monkeypatch.setattr(otlp_typed, "convert", lambda *a: calls.append(a) or real(*a))
     fast = load_spans(DATA / name).spans
     assert calls, "the typed path was not taken"
-    monkeypatch.setattr(_parse, "_typed", None)
+    monkeypatch.setattr(otlp_typed, "convert_raw", lambda *a: False)  # every element takes the general path
     general = load_spans(DATA / name).spans
     assert [_view(s, FIDELITY["otlp-protobuf.json"]) for s in fast] == [
         _view(s, FIDELITY["otlp-protobuf.json"]) for s in general

@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from traceassert import TraceLoadError
-from traceassert._loaders import FORMATS, _parse, load_spans, parse_spans
+from traceassert._loaders import FORMATS, load_spans, parse_spans, split
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "formats"
 SAMPLES = [p.read_bytes() for p in sorted(DATA.iterdir())]
@@ -109,8 +109,8 @@ def _only_load_errors(data: bytes | str, fmt: str | None = None) -> None:
 @pytest.fixture(params=["accelerated", "stdlib"], autouse=True)
 def backend(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
     if request.param == "stdlib":
-        monkeypatch.setattr(_parse, "_msgspec", None)
-    elif _parse._msgspec is None:
+        monkeypatch.setattr(split, "_msgspec", None)
+    elif split._msgspec is None:
         pytest.skip("msgspec is not installed")
     return str(request.param)
 

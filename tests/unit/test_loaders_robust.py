@@ -12,13 +12,13 @@ import pytest
 
 import traceassert as ta
 from traceassert._loaders import (
-    _parse,
     dump_trace,
     is_secret_key,
     load_spans,
     load_trace,
     parse_spans,
     redact_spans,
+    split,
 )
 from traceassert._model.span import Span, SpanEvent, SpanLink, Status
 
@@ -28,8 +28,8 @@ DATA = Path(__file__).resolve().parent.parent / "data" / "formats"
 @pytest.fixture(params=["accelerated", "stdlib"])
 def backend(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
     if request.param == "stdlib":
-        monkeypatch.setattr(_parse, "_msgspec", None)
-    elif _parse._msgspec is None:
+        monkeypatch.setattr(split, "_msgspec", None)
+    elif split._msgspec is None:
         pytest.skip("msgspec is not installed")
     return str(request.param)
 

@@ -22,12 +22,12 @@ from typing import TYPE_CHECKING
 from .._errors import TraceAssertWarning, TraceLoadError
 from .._model.gcpause import gc_paused
 from .._model.span import Span
-from ._common import Context
-from ._dispatch import ALIASES, FORMATS, canonical_format, convert_text
-from ._dump import dump_trace, to_otlp_json
-from ._parse import Buffer
-from ._read import DEFAULT_MAX_BYTES, expand_paths, read_bytes
-from ._redact import REDACTED, is_secret_key, redact_spans
+from .common import Context
+from .detect import ALIASES, FORMATS, canonical_format, convert_text
+from .dump import dump_trace, to_otlp_json
+from .read import DEFAULT_MAX_BYTES, expand_paths, read_bytes
+from .redact import REDACTED, is_secret_key, redact_spans
+from .split import Buffer
 
 if TYPE_CHECKING:
     from .._trace import Trace

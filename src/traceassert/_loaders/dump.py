@@ -132,7 +132,7 @@ def dump_trace(
     to redact. The file is written to a temporary name and renamed, so readers never see half of it;
     ``OSError`` propagates.
     """
-    from ._redact import redact_spans
+    from .redact import redact_spans
 
     spans = getattr(trace_or_spans, "spans", trace_or_spans)
     items = spans_from(spans)

@@ -3,7 +3,7 @@ typed structs, then converted, which is about twice as fast as going through dic
 
 The structs know every field of the OTLP/JSON (lowerCamelCase) messages and refuse anything else, so
 snake_case, older field names or a field added by a newer OTLP make ``decode`` return None, and the
-element takes the general path in ``_otlp``. Both paths give the same spans (tested).
+element takes the general path in ``otlp``. Both paths give the same spans (tested).
 """
 
 from __future__ import annotations
@@ -15,10 +15,10 @@ from typing import Any
 import msgspec
 
 from .._model.span import EMPTY_MAPPING, SpanEvent, SpanLink
-from ._common import CONVERSION_ERRORS, Context, hex_id, make_span, parent_id, status_of
-from ._otlp import _KINDS, _STATUS, _UNSET, TYPED_CONVERTERS, _any, _enum
+from .common import CONVERSION_ERRORS, Context, hex_id, make_span, parent_id, status_of
+from .otlp_values import KINDS, STATUS, UNSET, any_value, enum_value, optional_str
 
-__all__ = ["ResourceSpans", "convert", "decode"]
+__all__ = ["ResourceSpans", "convert", "convert_raw", "decode"]
 
 _U: Any = msgspec.UNSET
 _ANY_FIELDS = (
@@ -119,6 +119,16 @@ class ResourceSpans(_Strict):
 _decoder = msgspec.json.Decoder(ResourceSpans)
 
 
+def convert_raw(raw: Any, where: str, ctx: Context) -> bool:
+    """Add the spans of one raw ResourceSpans element; False (nothing added) when it is not plain
+    lowerCamelCase OTLP/JSON and needs the general path."""
+    rs = decode(raw)
+    if rs is None:
+        return False
+    convert(rs, where, ctx)
+    return True
+
+
 def decode(raw: Any) -> ResourceSpans | None:
     """One ResourceSpans element, or None when it is not plain lowerCamelCase OTLP/JSON."""
     try:
@@ -139,16 +149,10 @@ def _attributes(items: list[KeyValue], keys: dict[str, str]) -> Mapping[str, Any
                 out[intern(key, key)] = text
                 continue
             fields = {f: v for f in _ANY_FIELDS if (v := getattr(value, f)) is not _U}
-            out[intern(key, key)] = _any(fields, 0, keys)
+            out[intern(key, key)] = any_value(fields, 0, keys)
         else:
             out[intern(key, key)] = None
     return MappingProxyType(out)
-
-
-def _optional_str(value: Any) -> str | None:
-    if value is None or value.__class__ is str:
-        return value
-    raise TypeError(f"expected a string, got {type(value).__name__}")
 
 
 def convert(rs: ResourceSpans, where: str, ctx: Context) -> None:
@@ -166,8 +170,8 @@ def convert(rs: ResourceSpans, where: str, ctx: Context) -> None:
     for j, ss in enumerate(rs.scopeSpans or ()):
         try:
             scope = ss.scope
-            scope_name = _optional_str(scope.name) if scope is not None else None
-            scope_version = _optional_str(scope.version) if scope is not None else None
+            scope_name = optional_str(scope.name) if scope is not None else None
+            scope_version = optional_str(scope.version) if scope is not None else None
         except CONVERSION_ERRORS as exc:
             raise ctx.bad_record(f"{where}.scopeSpans[{j}].scope", exc) from None
         for k, sp in enumerate(ss.spans or ()):
@@ -214,12 +218,12 @@ def _span(
             hex_id(sp.spanId, 8),
             parent_id(parent) if parent else None,
             sp.name,
-            _KINDS[kind] if kind.__class__ is int and 0 < kind < 6 else _enum(_KINDS, kind, "span kind"),
+            KINDS[kind] if kind.__class__ is int and 0 < kind < 6 else enum_value(KINDS, kind, "span kind"),
             start_ns,
             end_ns,
-            status_of(_enum(_STATUS, status.code, "status code"), status.message)
+            status_of(enum_value(STATUS, status.code, "status code"), status.message)
             if status is not None
-            else _UNSET,
+            else UNSET,
             _attributes(attrs, keys) if attrs else EMPTY_MAPPING,
             tuple([_event(e, keys) for e in events]) if events else (),
             res,
@@ -248,6 +252,3 @@ def _link(lk: Link, keys: dict[str, str]) -> SpanLink:
         hex_id(lk.spanId, 8),
         _attributes(lk.attributes, keys) if lk.attributes else EMPTY_MAPPING,
     )
-
-
-TYPED_CONVERTERS[ResourceSpans] = convert

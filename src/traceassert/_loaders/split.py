@@ -17,31 +17,21 @@ from __future__ import annotations
 
 import codecs
 import json
-import os
 import re
 from collections.abc import Callable, Generator, Iterator
 from typing import Any, NamedTuple
 
-from ._common import Context
-from ._read import decode_text
-from ._repair import complete_prefix
+from .common import Context
+from .rawjson import MSGSPEC, decode_raw
+from .read import decode_text
+from .repair import complete_prefix
 
 __all__ = ["STREAM_KEYS", "Buffer", "Unit", "iter_units"]
 
 #: Object keys whose array is streamed element by element.
 STREAM_KEYS = frozenset({"resourceSpans", "resource_spans", "batches", "data"})
 
-_msgspec: Any
-try:
-    if os.environ.get("TRACEASSERT_JSON", "").lower() in ("stdlib", "json"):
-        raise ImportError("accelerator turned off")
-    import msgspec as _msgspec
-except ImportError:
-    _msgspec = None
-
-_typed: Callable[[Any], Any] | None = None
-if _msgspec is not None:
-    from ._otlp_fast import decode as _typed
+_msgspec: Any = MSGSPEC
 
 _WS = re.compile(r"[ \t\n\r]*")
 _WIDE_BOMS = (codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE, codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
@@ -120,7 +110,7 @@ def _fast_units(data: bytes, ctx: Context) -> Iterator[Unit] | None:
             items = decode(data, type=list[_msgspec.Raw])
         except (_msgspec.MsgspecError, RecursionError):
             return None
-        return (Unit("", f"[{i}]", _decode_raw(raw, f"[{i}]", ctx)) for i, raw in enumerate(items))
+        return (Unit("", f"[{i}]", decode_raw(raw, f"[{i}]", ctx)) for i, raw in enumerate(items))
     except (_msgspec.MsgspecError, RecursionError):
         return None
     streams: list[tuple[str, list[Any]]] = []
@@ -134,7 +124,7 @@ def _fast_units(data: bytes, ctx: Context) -> Iterator[Unit] | None:
                 pass
         head[key] = raw
     if not streams:
-        return iter([Unit(None, "document", {k: _decode_raw(v, k, ctx) for k, v in head.items()})])
+        return iter([Unit(None, "document", {k: decode_raw(v, k, ctx) for k, v in head.items()})])
     return (
         Unit(key, f"{key}[{i}]", _decode_element(key, raw, f"{key}[{i}]", ctx))
         for key, items in streams
@@ -143,32 +133,8 @@ def _fast_units(data: bytes, ctx: Context) -> Iterator[Unit] | None:
 
 
 def _decode_element(key: str, raw: Any, where: str, ctx: Context) -> Any:
-    if key == "resourceSpans" and _typed is not None:
-        value = _typed(raw)
-        if value is not None:
-            return value
-    return _decode_raw(raw, where, ctx)
-
-
-def _decode_raw(raw: Any, where: str, ctx: Context) -> Any:
-    try:
-        return _msgspec.json.decode(raw)
-    except RecursionError:
-        raise ctx.error("JSON nested too deeply", where) from None
-    except _msgspec.MsgspecError:
-        pass
-    # msgspec refuses a few things the stdlib reads (lone surrogates, NaN) and skipped invalid UTF-8
-    data = memoryview(raw).tobytes()
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        text = decode_text(data, f"{ctx.path}: {where}", ctx.warnings)
-    try:
-        return json.loads(text)
-    except RecursionError:
-        raise ctx.error("JSON nested too deeply", where) from None
-    except ValueError as exc:  # pragma: no cover - msgspec split it, so it is JSON
-        raise ctx.error(f"invalid JSON: {exc}", where) from None
+    # ResourceSpans stay raw: the OTLP converter decodes them (typed when it can)
+    return raw if key == "resourceSpans" else decode_raw(raw, where, ctx)
 
 
 # ---------------------------------------------------------------------------------------- JSON Lines

@@ -12,15 +12,12 @@ read-only mapping; ``bytesValue`` the decoded ``bytes``; an empty AnyValue None.
 
 from __future__ import annotations
 
-import base64
-from collections.abc import Callable, Mapping
-from types import MappingProxyType
+from collections.abc import Mapping
 from typing import Any
 
 from .._model.span import EMPTY_MAPPING, SpanEvent, SpanLink, Status
-from ._common import (
+from .common import (
     CONVERSION_ERRORS,
-    MAX_VALUE_DEPTH,
     TRUNCATED,
     Context,
     hex_id,
@@ -28,6 +25,8 @@ from ._common import (
     parent_id,
     status_of,
 )
+from .otlp_values import KINDS, STATUS, UNSET, attributes, enum_value, optional_str
+from .rawjson import decode_raw, is_raw
 
 __all__ = ["NAME", "RESOURCE_SPANS_KEYS", "convert", "is_record"]
 
@@ -42,31 +41,6 @@ _SCOPE_SPANS_KEYS = (
     "instrumentation_library_spans",
 )
 _SCOPE_KEYS = ("scope", "instrumentationLibrary", "instrumentation_library")
-
-_KINDS: dict[Any, str] = {
-    0: "INTERNAL",  # SPAN_KIND_UNSPECIFIED: the SDKs treat it as internal
-    1: "INTERNAL",
-    2: "SERVER",
-    3: "CLIENT",
-    4: "PRODUCER",
-    5: "CONSUMER",
-}
-for _number, _kind in list(_KINDS.items()):
-    _KINDS[str(_number)] = _kind
-    _KINDS["SPAN_KIND_" + _kind] = _kind
-    _KINDS[_kind] = _kind
-_KINDS["SPAN_KIND_UNSPECIFIED"] = "INTERNAL"
-
-_UNSET = status_of("UNSET", None)
-
-#: ResourceSpans already decoded into typed structs (``_otlp_fast``), by struct type
-TYPED_CONVERTERS: dict[type, Callable[[Any, str, Context], None]] = {}
-
-_STATUS: dict[Any, str] = {0: "UNSET", 1: "OK", 2: "ERROR"}
-for _number, _code in list(_STATUS.items()):
-    _STATUS[str(_number)] = _code
-    _STATUS["STATUS_CODE_" + _code] = _code
-    _STATUS[_code] = _code
 
 # snake_case span fields to the lowerCamelCase ones the converter reads
 _SNAKE = {
@@ -89,11 +63,14 @@ def is_record(value: Any) -> bool:
 def convert(key: str | None, where: str, value: Any, ctx: Context) -> None:
     """Add the spans of a request, or of one ResourceSpans when ``key`` names the array it came from."""
     if key in RESOURCE_SPANS_KEYS:
-        fast = TYPED_CONVERTERS.get(value.__class__)
-        if fast is not None:
-            fast(value, where, ctx)
-        else:
-            _resource_spans(value, where, ctx)
+        if value.__class__ is not dict and is_raw(value):
+            # a raw element (msgspec): typed decoding when it is plain OTLP/JSON, else the general path
+            from . import otlp_typed
+
+            if otlp_typed.convert_raw(value, where, ctx):
+                return
+            value = decode_raw(value, where, ctx)
+        _resource_spans(value, where, ctx)
         return
     if value.__class__ is not dict:
         raise ctx.bad_record(where, TypeError("expected an OTLP request object"))
@@ -114,7 +91,7 @@ def convert(key: str | None, where: str, value: Any, ctx: Context) -> None:
 def _resource_spans(rs: Any, where: str, ctx: Context) -> None:
     try:
         resource = rs.get("resource")
-        resource_attrs = _attributes(resource.get("attributes"), ctx.keys) if resource else EMPTY_MAPPING
+        resource_attrs = attributes(resource.get("attributes"), ctx.keys) if resource else EMPTY_MAPPING
     except CONVERSION_ERRORS as exc:
         raise ctx.bad_record(f"{where}.resource", exc) from None
     for ss_key in _SCOPE_SPANS_KEYS:
@@ -133,8 +110,8 @@ def _resource_spans(rs: Any, where: str, ctx: Context) -> None:
                         break
                 scope_name = scope_version = None
                 if scope:
-                    scope_name = _optional_str(scope.get("name"))
-                    scope_version = _optional_str(scope.get("version"))
+                    scope_name = optional_str(scope.get("name"))
+                    scope_version = optional_str(scope.get("version"))
                 spans = ss.get("spans") or ()
                 if spans.__class__ is not list and spans != ():
                     raise TypeError("spans must be an array")
@@ -145,21 +122,6 @@ def _resource_spans(rs: Any, where: str, ctx: Context) -> None:
                     _span(span, resource_attrs, scope_name, scope_version, ctx)
                 except CONVERSION_ERRORS as exc:
                     raise ctx.bad_record(f"{here}.spans[{k}]", exc) from None
-
-
-def _enum(table: dict[Any, str], value: Any, what: str) -> str:
-    if value is None:
-        return table[0]
-    try:
-        return table[value]
-    except (KeyError, TypeError):
-        raise ValueError(f"unknown {what} {value!r}") from None
-
-
-def _optional_str(value: Any) -> str | None:
-    if value is None or value.__class__ is str:
-        return value
-    raise TypeError(f"expected a string, got {type(value).__name__}")
 
 
 def _span(
@@ -199,11 +161,11 @@ def _span(
             hex_id(sp["spanId"], 8),
             parent_id(parent) if parent else None,
             sp["name"],
-            _KINDS[kind] if kind.__class__ is int and 0 < kind < 6 else _enum(_KINDS, kind, "span kind"),
+            KINDS[kind] if kind.__class__ is int and 0 < kind < 6 else enum_value(KINDS, kind, "span kind"),
             start_ns,
             end_ns,
-            _status(status) if status else _UNSET,
-            _attributes(attrs, keys) if attrs else EMPTY_MAPPING,
+            _status(status) if status else UNSET,
+            attributes(attrs, keys) if attrs else EMPTY_MAPPING,
             tuple([_event(e, keys) for e in events]) if events else (),
             resource,
             scope_name,
@@ -215,7 +177,7 @@ def _span(
 
 def _status(status: Any) -> Status:
     code = status.get("code")
-    return status_of(_enum(_STATUS, code, "status code"), status.get("message"))
+    return status_of(enum_value(STATUS, code, "status code"), status.get("message"))
 
 
 def _event(ev: Any, keys: dict[str, str]) -> SpanEvent:
@@ -227,7 +189,7 @@ def _event(ev: Any, keys: dict[str, str]) -> SpanEvent:
         raise TypeError("event name must be a string")
     attrs = ev.get("attributes")
     return SpanEvent(
-        name, int(ts) if ts is not None else None, _attributes(attrs, keys) if attrs else EMPTY_MAPPING
+        name, int(ts) if ts is not None else None, attributes(attrs, keys) if attrs else EMPTY_MAPPING
     )
 
 
@@ -240,70 +202,5 @@ def _link(lk: Any, keys: dict[str, str]) -> SpanLink:
         span_id = lk.get("span_id")
     attrs = lk.get("attributes")
     return SpanLink(
-        hex_id(trace_id, 16), hex_id(span_id, 8), _attributes(attrs, keys) if attrs else EMPTY_MAPPING
+        hex_id(trace_id, 16), hex_id(span_id, 8), attributes(attrs, keys) if attrs else EMPTY_MAPPING
     )
-
-
-def _attributes(items: Any, keys: dict[str, str], depth: int = 0) -> Mapping[str, Any]:
-    """A list of OTLP KeyValue as a read-only mapping (a repeated key: the last one wins).
-
-    Keys are shared through ``keys``; that they are strings is checked once per file, on ``keys``.
-    """
-    if not items:
-        return EMPTY_MAPPING
-    if items.__class__ is not list:
-        raise TypeError(f"attributes must be an array, got {type(items).__name__}")
-    out: dict[str, Any] = {}
-    intern = keys.setdefault
-    for kv in items:
-        key = kv["key"]
-        value = kv.get("value")
-        if value.__class__ is dict:
-            text = value.get("stringValue")
-            if text.__class__ is str:
-                out[intern(key, key)] = text
-                continue
-        out[intern(key, key)] = None if value is None else _any(value, depth, keys)
-    return MappingProxyType(out)
-
-
-def _any(value: Any, depth: int, keys: dict[str, str]) -> Any:
-    """One OTLP AnyValue."""
-    if value.__class__ is not dict:
-        raise TypeError(f"attribute value must be an object, got {type(value).__name__}")
-    for kind, item in value.items():
-        if kind == "stringValue" or kind == "string_value":
-            if item.__class__ is not str:
-                raise TypeError("stringValue must be a string")
-            return item
-        if kind == "intValue" or kind == "int_value":
-            if item.__class__ is bool or item.__class__ is float:
-                raise TypeError("intValue must be an integer or a string")
-            return int(item)
-        if kind == "doubleValue" or kind == "double_value":
-            if item.__class__ is bool:
-                raise TypeError("doubleValue must be a number")
-            return float(item)
-        if kind == "boolValue" or kind == "bool_value":
-            if item.__class__ is not bool:
-                raise TypeError("boolValue must be true or false")
-            return item
-        if kind == "arrayValue" or kind == "array_value":
-            if depth >= MAX_VALUE_DEPTH:
-                raise ValueError(f"attribute value nested deeper than {MAX_VALUE_DEPTH} levels")
-            values = item.get("values") if item else None
-            if not values:
-                return ()
-            if values.__class__ is not list:
-                raise TypeError("arrayValue.values must be an array")
-            return tuple([_any(v, depth + 1, keys) if v is not None else None for v in values])
-        if kind == "kvlistValue" or kind == "kvlist_value":
-            if depth >= MAX_VALUE_DEPTH:
-                raise ValueError(f"attribute value nested deeper than {MAX_VALUE_DEPTH} levels")
-            values = item.get("values") if item else None
-            return _attributes(values, keys, depth + 1)
-        if kind == "bytesValue" or kind == "bytes_value":
-            if item.__class__ is not str:
-                raise TypeError("bytesValue must be a base64 string")
-            return base64.b64decode(item, validate=True)
-    return None

@@ -15,8 +15,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from .._model.span import EMPTY_MAPPING
-from ._common import TRUNCATED, Context, freeze_attributes_json, hex_id, iso_to_ns, make_span, parent_id
-from ._sdk import events_from_json, kind_of, status_from_json
+from .common import TRUNCATED, Context, freeze_attributes_json, hex_id, iso_to_ns, make_span, parent_id
+from .sdk import events_from_json, kind_of, status_from_json
 
 __all__ = ["NAME", "convert", "is_record"]
 

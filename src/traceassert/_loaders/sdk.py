@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .._model.span import EMPTY_MAPPING, Status
-from ._common import (
+from .common import (
     TRUNCATED,
     Context,
     event,

@@ -6,16 +6,16 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from .._errors import TraceLoadError
-from . import _jaeger, _okahu, _otlp, _sdk
-from ._common import CONVERSION_ERRORS, TRUNCATED, Context
-from ._parse import Buffer, Unit, iter_units
+from . import jaeger, okahu, otlp, sdk
+from .common import CONVERSION_ERRORS, TRUNCATED, Context
+from .split import Buffer, Unit, iter_units
 
 __all__ = ["ALIASES", "FORMATS", "canonical_format", "classify", "convert_text"]
 
 Converter = Callable[[str | None, str, Any, Context], None]
 
 #: Format names, in the order auto-detection tries them.
-FORMATS: tuple[str, ...] = (_otlp.NAME, _jaeger.NAME, _sdk.NAME, _okahu.NAME)
+FORMATS: tuple[str, ...] = (otlp.NAME, jaeger.NAME, sdk.NAME, okahu.NAME)
 
 #: Other names accepted by ``format=``.
 ALIASES = {
@@ -31,7 +31,7 @@ ALIASES = {
     "to_json": "sdk",
 }
 
-_MODULES = {m.NAME: m for m in (_otlp, _jaeger, _sdk, _okahu)}
+_MODULES = {m.NAME: m for m in (otlp, jaeger, sdk, okahu)}
 #: Envelope keys that hold a list of records (Okahu API responses, Okahu's ingest body, Jaeger).
 _ENVELOPE_KEYS = ("spans", "batch", "data", "results", "trace_spans")
 
@@ -58,8 +58,8 @@ def classify(value: Any) -> str | None:
 def _records(unit: Unit, forced: str | None) -> Iterator[tuple[str | None, str, Any, str | None]]:
     """``(key, where, record, format)``: the unit itself, or the records of an envelope it is."""
     key, where, value = unit
-    if key in _otlp.RESOURCE_SPANS_KEYS:
-        yield key, where, value, _otlp.NAME
+    if key in otlp.RESOURCE_SPANS_KEYS:
+        yield key, where, value, otlp.NAME
         return
     if forced is not None and _MODULES[forced].is_record(value):
         yield key, where, value, forced
@@ -91,7 +91,7 @@ def convert_text(buffer: Buffer, ctx: Context, forced: str | None) -> str | None
                         continue
                     raise _unknown(ctx, where, record)
                 fmt = found
-            elif found != fmt and key not in _otlp.RESOURCE_SPANS_KEYS and not cut:
+            elif found != fmt and key not in otlp.RESOURCE_SPANS_KEYS and not cut:
                 if forced is not None:
                     raise ctx.error(f"not a {forced} record: {_describe(record)}", where)
                 if found is not None:

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .._model.span import EMPTY_MAPPING
-from ._common import TRUNCATED, Context, event, freeze_json, hex_id, link, make_span, status_of
+from .common import TRUNCATED, Context, event, freeze_json, hex_id, link, make_span, status_of
 
 __all__ = ["NAME", "convert", "is_record"]
 
