@@ -1,19 +1,25 @@
 """Every Python example in the documentation runs, and the documentation site builds.
 
-One test per page (``docs/**/*.md`` and ``README.md``): the page's ```python blocks run in order in one
-fresh namespace, with the repository root as the working directory. A failing block fails the test
-with the page, the block's first line number and the exception.
+One test per page (``docs/**/*.md`` and ``README.md``). Each page gets a temporary directory of its own,
+the working directory of everything the page runs. The page's ```python blocks run in order, in one
+namespace, in a fresh Python process started there (``_page_worker.py``): its ``sys.path`` starts with
+that directory and holds nothing of the repository but the installed package, so an example that
+imports repository code (the ``instrumentation`` package, ``tests``) or reads a repository file by a
+relative path fails, as it would for a reader. A failing block fails the test with the page, the block's
+first line number and the traceback.
 
 How a block is treated (the fence's info string, or an HTML comment on the line before the fence):
 
-- ```python                      run in-process, in the page's namespace.
+- ```python                      run in the page's process and namespace.
 - ```python no-run               not run (or ``<!-- no-run -->`` before the fence). Use sparingly.
-- A block whose first line is ``# file: NAME`` is a file, written into a temporary directory (one per
-  page). When NAME starts with ``test_``, pytest runs it there and every test must pass. pytest runs
-  in a fresh subprocess (``pytester.runpytest_subprocess``), as it would on the reader's machine, with
-  the repository root on ``PYTHONPATH``. A second line ``# run: pytest ARGS`` gives the command-line
-  arguments instead of NAME (``-p no:cacheprovider`` is always added). Other files (``conftest.py``,
-  helper modules) are written and kept for the page's later runs.
+- A block whose first line is ``# file: NAME`` is a file, written into the page's directory. When NAME
+  starts with ``test_``, pytest runs it there and every test must pass. pytest runs in a fresh
+  subprocess (``pytester.runpytest_subprocess``), as it would on the reader's machine, with the page's
+  directory (and not the repository) on ``PYTHONPATH``. A second line ``# run: pytest ARGS`` gives the
+  command-line arguments instead of NAME (``-p no:cacheprovider`` is always added). Other files
+  (``conftest.py``, modules such as ``weather_app.py``) are written and kept for the page's later blocks:
+  both the in-process blocks and the tests can import them. A file written on several pages must be the
+  same on all of them.
 - ```python expect-fail          a test file block whose run must fail (at least one failed test).
   The next fenced block, when it is a ```text block separated only by blank lines, lists lines the
   pytest output must contain, in order (each one a substring of an output line, runs of white space
@@ -21,32 +27,40 @@ How a block is treated (the fence's info string, or an HTML comment on the line 
 - A ```text block preceded by ``<!-- output -->`` is the expected standard output of the previous
   in-process block, checked the same way.
 
-After each page, Pydantic AI's global instrumentation (``Agent.instrument_all``) is switched off again.
+A page that reads recorded traces kept in the repository names them in an HTML comment,
+``<!-- files: tests/data/a.json tests/data/b.json -->``: they are copied into the page's directory
+(under their base names) before its first block runs, and the page says where a reader finds them.
 """
 
 from __future__ import annotations
 
-import contextlib
-import io
+import json
 import os
+import queue
 import re
 import shlex
+import shutil
 import subprocess
 import sys
-import traceback
+import threading
+from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
+WORKER = Path(__file__).resolve().with_name("_page_worker.py")
+#: seconds a block (or a pytest run) may take
+TIMEOUT = 300
 
 _FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})[ \t]*(?P<info>[^`\n]*?)[ \t]*$")
 _FILE = re.compile(r"^#\s*file:\s*(?P<name>\S+)\s*$")
 _RUN = re.compile(r"^#\s*run:\s*pytest(?P<args>(\s.*)?)$")
 _MARKER = re.compile(r"^<!--\s*(?P<marker>[\w-]+)\s*-->$")
+_FILES = re.compile(r"^<!--\s*files:\s*(?P<paths>.+?)\s*-->$", re.MULTILINE)
 
 
 @dataclass
@@ -179,27 +193,108 @@ def _pages() -> list[Path]:
 
 
 def _page_id(path: Path) -> str:
-    return path.relative_to(ROOT).as_posix()
+    return path.relative_to(ROOT).as_posix() if path.is_relative_to(ROOT) else path.name
+
+
+def data_files(text: str) -> list[str]:
+    """The repository files a page asks for with ``<!-- files: ... -->`` comments."""
+    return [path for m in _FILES.finditer(text) for path in m.group("paths").split()]
+
+
+def _outside_repository(value: str) -> str:
+    """A ``PYTHONPATH`` value without the entries that point into the repository."""
+    kept = []
+    for entry in value.split(os.pathsep):
+        resolved = Path(entry or ".").resolve()
+        if entry and resolved != ROOT and not resolved.is_relative_to(ROOT):
+            kept.append(entry)
+    return os.pathsep.join(kept)
+
+
+class PageProcess:
+    """The Python process that runs a page's in-process blocks (see ``_page_worker.py``)."""
+
+    def __init__(self, page: Path, cwd: Path, log: IO[str]) -> None:
+        self.log = log
+        self.proc = subprocess.Popen(
+            [sys.executable, "-c", WORKER.read_text(encoding="utf-8"), str(page)],
+            cwd=cwd,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=log,
+            text=True,
+            encoding="utf-8",
+        )
+        self.replies: queue.Queue[dict[str, Any] | None] = queue.Queue()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            self.replies.put(json.loads(line))
+        self.replies.put(None)
+
+    def _stderr_tail(self) -> str:
+        self.log.flush()
+        return Path(self.log.name).read_text(encoding="utf-8", errors="replace")[-5000:]
+
+    def run(self, block: Block) -> dict[str, Any]:
+        """Run ``block``; its reply: ``stdout`` and ``error`` (a traceback, or None)."""
+        assert self.proc.stdin is not None
+        try:
+            self.proc.stdin.write(json.dumps({"line": block.line, "code": block.code}) + "\n")
+            self.proc.stdin.flush()
+            reply = self.replies.get(timeout=TIMEOUT)
+        except (OSError, queue.Empty) as exc:
+            self.proc.kill()
+            reply = {"stdout": "", "error": f"did not finish ({exc!r})"}
+        if reply is None:
+            reply = {"stdout": "", "error": f"ended the page's Python process:\n{self._stderr_tail()}"}
+        return reply
+
+    def close(self) -> None:
+        if self.proc.stdin is not None and not self.proc.stdin.closed:
+            self.proc.stdin.close()
+        try:
+            self.proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
 
 
 class PageRunner:
-    """Runs the blocks of one page."""
+    """Runs the blocks of one page, in the page's own directory."""
 
     def __init__(self, page: Path, request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
         self.page = page
         self.rel = _page_id(page)
-        self.request = request
         self.monkeypatch = monkeypatch
-        self.namespace: dict[str, Any] = {"__name__": "__docs__"}
-        self._pytester: pytest.Pytester | None = None
+        self.pytester: pytest.Pytester = request.getfixturevalue("pytester")
+        self.path = self.pytester.path
+        # the page's process and its pytest runs (and their xdist workers) see the page's directory and the
+        # installed packages, not the repository
+        python_path = _outside_repository(os.environ.get("PYTHONPATH", ""))
+        if python_path:
+            monkeypatch.setenv("PYTHONPATH", python_path)
+        else:
+            monkeypatch.delenv("PYTHONPATH", raising=False)
+        # pytester's subprocesses put the working directory on PYTHONPATH: it must be the page's
+        monkeypatch.chdir(self.path)
+        self._process: PageProcess | None = None
+        self._log = (self.path.parent / f"{self.path.name}-python.log").open("w+", encoding="utf-8")
+        request.addfinalizer(self.close)
 
-    def pytester(self) -> pytest.Pytester:
-        if self._pytester is None:
-            self._pytester = self.request.getfixturevalue("pytester")
-            # the pytest runs started from here (and their xdist workers) import the repository's packages
-            path = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p)
-            self.monkeypatch.setenv("PYTHONPATH", path)
-        return self._pytester
+    def close(self) -> None:
+        if self._process is not None:
+            self._process.close()
+        self._log.close()
+
+    def copy_data_files(self, text: str) -> None:
+        for name in data_files(text):
+            source = ROOT / name
+            if not source.is_file():
+                pytest.fail(f"{self.rel}: <!-- files: --> names {name}, which is not a file", pytrace=False)
+            shutil.copyfile(source, self.path / source.name)
 
     def fail(self, block: Block, problem: str) -> None:
         __tracebackhide__ = True
@@ -218,34 +313,23 @@ class PageRunner:
         __tracebackhide__ = True
         if block.expect_fail:
             self.fail(block, "is marked expect-fail but is not a '# file: test_*.py' block")
-        self.monkeypatch.chdir(ROOT)
-        # pad with blank lines so tracebacks show the line numbers of the Markdown file
-        source = "\n" * (block.line - 1) + block.code
-        code = compile(source, str(self.page), "exec")
-        buffer = io.StringIO()
-        error: str | None = None
-        try:
-            with contextlib.redirect_stdout(buffer):
-                exec(code, self.namespace)
-        except Exception as exc:  # a doc example failing in any way fails the page
-            # drop this frame: the traceback starts in the Markdown file
-            tb = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__.tb_next))
-            error = f"raised {type(exc).__name__}:\n{tb}"
-        sys.stdout.write(buffer.getvalue())
-        if error is not None:
-            self.fail(block, error)
+        if self._process is None:
+            self._process = PageProcess(self.page, self.path, self._log)
+        reply = self._process.run(block)
+        output = reply["stdout"]
+        sys.stdout.write(output)
+        if reply["error"] is not None:
+            self.fail(block, reply["error"])
         if block.expected:
-            problem = check_lines(block.expected, buffer.getvalue())
+            problem = check_lines(block.expected, output)
             if problem:
-                self.fail(block, f"printed something else: {problem}\n--- output ---\n{buffer.getvalue()}")
+                self.fail(block, f"printed something else: {problem}\n--- output ---\n{output}")
 
     def run_file(self, block: Block) -> None:
         __tracebackhide__ = True
         name = block.file_name
         assert name is not None
-        pytester = self.pytester()
-        self.monkeypatch.chdir(pytester.path)
-        target = pytester.path / name
+        target = self.path / name
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(block.code, encoding="utf-8")
         if not Path(name).name.startswith("test_"):
@@ -253,7 +337,7 @@ class PageRunner:
         args = block.pytest_args
         if args is None:
             args = [name]
-        result = pytester.runpytest_subprocess("-p", "no:cacheprovider", *args, timeout=300)
+        result = self.pytester.runpytest_subprocess("-p", "no:cacheprovider", *args, timeout=TIMEOUT)
         output = result.stdout.str()
         try:
             outcomes = result.parseoutcomes()
@@ -270,25 +354,33 @@ class PageRunner:
             if problem:
                 self.fail(block, f"gave other pytest output: {problem}\n--- output ---\n{output}")
 
-
-@pytest.fixture
-def _reset_instrumentation() -> Any:
-    yield
-    pydantic_ai = sys.modules.get("pydantic_ai")
-    if pydantic_ai is not None:
-        pydantic_ai.Agent.instrument_all(False)
+    def run_page(self, text: str) -> None:
+        __tracebackhide__ = True
+        self.copy_data_files(text)
+        for block in parse_blocks(text):
+            if block.runs:
+                self.run(block)
 
 
 @pytest.mark.parametrize("page", _pages(), ids=_page_id)
-@pytest.mark.usefixtures("_reset_instrumentation")
 def test_page_examples(page: Path, request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
     """Every runnable python block of ``page`` runs, in order, in one namespace."""
     __tracebackhide__ = True
-    blocks = parse_blocks(page.read_text(encoding="utf-8"))
-    runner = PageRunner(page, request, monkeypatch)
-    for block in blocks:
-        if block.runs:
-            runner.run(block)
+    PageRunner(page, request, monkeypatch).run_page(page.read_text(encoding="utf-8"))
+
+
+def test_files_shared_by_pages_are_the_same() -> None:
+    """A module written on several pages (``# file: weather_app.py``) has the same text on all of them, so
+    that a reader who copied it from one page can run the examples of every other."""
+    texts: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
+    for page in _pages():
+        for block in parse_blocks(page.read_text(encoding="utf-8")):
+            name = block.file_name
+            if name is None or Path(name).name.startswith(("test_", "conftest")):
+                continue
+            texts[name][block.code].append(f"{_page_id(page)}:{block.line}")
+    different = {name: list(versions.values()) for name, versions in texts.items() if len(versions) > 1}
+    assert not different, f"these files differ between pages: {different}"
 
 
 def test_mkdocs_build_strict(tmp_path: Path) -> None:
@@ -367,3 +459,56 @@ def test_check_lines_wants_every_line_in_order() -> None:
     assert check_lines(["tool x ok", "...", "model chat"], output) is None
     assert check_lines(["model chat", "tool x ok"], output) is not None
     assert check_lines(["missing"], output) is not None
+
+
+def test_data_files_are_read_from_comments() -> None:
+    text = "Intro.\n<!-- files: tests/data/a.json tests/data/b.json -->\n\n<!-- files: c.txt -->\n"
+    assert data_files(text) == ["tests/data/a.json", "tests/data/b.json", "c.txt"]
+
+
+_ISOLATION_PAGE = """\
+```python
+import importlib.util
+import os
+import sys
+from pathlib import Path
+
+ROOT = Path({root!r})
+assert Path.cwd().resolve() != ROOT
+assert not any(Path(entry or ".").resolve() == ROOT for entry in sys.path), sys.path
+assert importlib.util.find_spec("instrumentation") is None
+```
+
+```python
+# file: test_isolated.py
+import importlib.util
+import os
+from pathlib import Path
+
+
+def test_no_repository_code():
+    root = Path({root!r})
+    assert Path.cwd().resolve() != root
+    assert importlib.util.find_spec("instrumentation") is None
+    assert root.as_posix() not in os.environ.get("PYTHONPATH", "")
+```
+
+```python
+from instrumentation import pydantic_ai
+```
+"""
+
+
+def test_examples_do_not_see_the_repository(
+    tmp_path: Path, request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The runner's promise: neither the page's process nor its pytest runs can import repository code."""
+    page = tmp_path / "isolation.md"
+    text = _ISOLATION_PAGE.format(root=str(ROOT))
+    page.write_text(text, encoding="utf-8")
+    runner = PageRunner(page, request, monkeypatch)
+    first, test_file, repo_import = (b for b in parse_blocks(text) if b.runs)
+    runner.run(first)
+    runner.run(test_file)
+    with pytest.raises(pytest.fail.Exception, match="ModuleNotFoundError: No module named 'instrumentation'"):
+        runner.run(repo_import)
