@@ -12,6 +12,7 @@ framework (``/work/venv-adk`` for ADK, ``/work/venv-strands`` for Strands)::
     python -m tests._stackfacts strands_events strands_latest strands_attributes
     python -m tests._stackfacts openai_v2_span_only openai_v2_chat_only
     python -m tests._stackfacts pydantic_ai_v2 pydantic_ai_current
+    python -m tests._stackfacts openinference_langgraph_handoffs_parallel ...  (the *_handoffs* recordings)
 
 (``python -m tests.conformance.test_pydantic_ai_dialect`` and ``python -m
 tests.conformance.test_monocle_langgraph`` record these and the traces only those modules use.)
@@ -19,6 +20,7 @@ tests.conformance.test_monocle_langgraph`` record these and the traces only thos
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import importlib.util
 import json
@@ -37,6 +39,7 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 
 import traceassert as ta
 from instrumentation import ScenarioFacts
+from traceassert._model.span import freeze_attributes
 
 DATA = Path(__file__).resolve().parent / "data"
 
@@ -52,6 +55,12 @@ class Recording:
     facts: bool = True
     #: `ta.dump_trace` ``redact``
     redact: bool = False
+    #: drop the payloads (inputs, outputs) of LangGraph's internal node spans, which no record is read
+    #: from, so that the file stays small; `record` checks that the summary is unchanged
+    slim: bool = False
+    #: the trace records the model's tool calls but no execution: the facts list them as
+    #: ``requested_tools`` (see `recorded_requests`), with no tool executions
+    requests_only: bool = False
 
 
 RECORDINGS: Mapping[str, Recording] = {
@@ -67,9 +76,27 @@ RECORDINGS: Mapping[str, Recording] = {
     "strands_attributes": Recording("instrumentation.strands", {"flavour": "attributes"}),
     "openai_v2_span_only": Recording("instrumentation.openai_v2", {"content": "span_only"}),
     "openai_v2_chat_only": Recording(
-        "instrumentation.openai_v2", {"content": "span_only", "agent_spans": False}
+        "instrumentation.openai_v2", {"content": "span_only", "agent_spans": False}, requests_only=True
     ),
     "pydantic_ai_v2": Recording("instrumentation.pydantic_ai", {"version": 2}, facts=False),
+    # the handoff scenario (instrumentation/_handoff_scenario.py holds its ground truth)
+    **{
+        f"{name}_handoffs{'_parallel' if parallel else ''}": Recording(
+            f"instrumentation.{app}_handoffs",
+            {"stack": f"instrumentation.{stack}", "parallel": parallel},
+            facts=False,
+            redact=name.startswith("traceloop"),
+            slim=app == "langgraph",
+        )
+        for name, app, stack, parallel in (
+            ("openinference_openai_agents", "openai_agents", "openai_agents_openinference", True),
+            ("traceloop_openai_agents", "openai_agents", "openai_agents_traceloop", True),
+            ("openinference_langgraph", "langgraph", "langgraph_openinference", True),
+            ("openinference_langgraph", "langgraph", "langgraph_openinference", False),
+            ("traceloop_langgraph", "langgraph", "langgraph_traceloop", True),
+            ("monocle_langgraph", "langgraph", "langgraph_monocle", True),
+        )
+    },
     "pydantic_ai_current": Recording("instrumentation.pydantic_ai", facts=False),
 }
 
@@ -111,6 +138,24 @@ def recorded_trace(name: str) -> ta.Trace:
 def recorded_facts(name: str) -> ScenarioFacts:
     """The ground truth recording ``name`` was made against."""
     return ScenarioFacts.from_json(json.loads((DATA / f"{name}.facts.json").read_text(encoding="utf-8")))
+
+
+def recorded_requests(name: str) -> tuple[tuple[str, dict[str, Any]], ...]:
+    """The tool calls ``(name, arguments)`` the models of recording ``name`` asked for that no span
+    records an execution of (``requests_only`` recordings)."""
+    data = json.loads((DATA / f"{name}.facts.json").read_text(encoding="utf-8"))
+    return tuple((r["name"], r["arguments"]) for r in data.get("requested_tools", ()))
+
+
+def requests_only_facts(facts: ScenarioFacts) -> dict[str, Any]:
+    """``facts`` as a recording without tool executions shows them: every tool call a request."""
+    data = facts.to_json()
+    data["requested_tools"] = [
+        {"name": name, "arguments": dict(arguments)}
+        for name, arguments in zip(facts.tools_in_order, facts.tool_arguments, strict=True)
+    ]
+    data.update(tools_in_order=[], tool_arguments=[], failed_tools=[])
+    return data
 
 
 def load_recording(name: str) -> tuple[ta.Trace, ScenarioFacts]:
@@ -180,11 +225,45 @@ def record(name: str) -> Path:
     recording = RECORDINGS[name]
     stack = importlib.import_module(recording.stack)
     path = DATA / f"{name}.json"
-    ta.dump_trace(stack.record_spans(**recording.options), path, redact=recording.redact)
+    spans = [ta.Span.from_readable(span) for span in stack.record_spans(**recording.options)]
+    if recording.slim:
+        spans = slim_spans(spans)
+    ta.dump_trace(ta.Trace(spans), path, redact=recording.redact)
     if recording.facts:
-        facts = json.dumps(stack.EXPECTED.to_json(), indent=2, sort_keys=True) + "\n"
+        data = requests_only_facts(stack.EXPECTED) if recording.requests_only else stack.EXPECTED.to_json()
+        facts = json.dumps(data, indent=2, sort_keys=True) + "\n"
         (DATA / f"{name}.facts.json").write_text(facts, encoding="utf-8")
     return path
+
+
+#: the payload keys `slim_spans` drops
+_PAYLOADS = (
+    "traceloop.entity.input",
+    "traceloop.entity.output",
+    "gen_ai.task.input",
+    "gen_ai.task.output",
+    "input.value",
+    "output.value",
+)
+
+
+def slim_spans(spans: list[ta.Span]) -> list[ta.Span]:
+    """``spans`` without the payloads of LangGraph's internal nodes (OpenLLMetry task spans and
+    OpenInference chain spans not named after an agent): the graph state they repeat makes a file large.
+    Fails if that changes what traceassert reads."""
+    before = ta.Trace(spans)
+    agents = {a.name for a in before.all_agents()}
+    out = []
+    for span in spans:
+        attrs = dict(span.attributes)
+        kind = attrs.get("traceloop.span.kind"), attrs.get("openinference.span.kind")
+        name = attrs.get("traceloop.entity.name", span.name)
+        if kind in (("task", None), (None, "CHAIN")) and name not in agents:
+            for key in _PAYLOADS:
+                attrs.pop(key, None)
+        out.append(dataclasses.replace(span, attributes=freeze_attributes(attrs)))
+    assert ta.Trace(out).summary() == before.summary(), "slimming changed what traceassert reads"
+    return out
 
 
 # --------------------------------------------------------------------------------------------------

@@ -12,14 +12,28 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from ._asserter import TraceAsserter, assert_trace, soft
     from ._capture import Capture, capture, scope
-    from ._errors import TraceAssertionError, TraceAssertWarning, TraceCaptureError, TraceLoadError
+    from ._errors import (
+        TraceAssertionError,
+        TraceAssertWarning,
+        TraceCaptureError,
+        TraceLoadError,
+        TraceWriteError,
+    )
     from ._evaluation.evals import EvalResult, Fact
     from ._evaluation.expect import Matcher, expect
     from ._evaluation.judge import Judge, JudgeError, Verdict
     from ._evaluation.results import Score, record_score, recorded_scores
     from ._instrument import instrument
     from ._loaders import FORMATS, dump_trace, load_trace, parse_spans
-    from ._model.records import AgentInvocation, ErrorInfo, ModelCall, Retrieval, ToolExecution
+    from ._model.records import (
+        AgentInvocation,
+        ErrorInfo,
+        Handoff,
+        ModelCall,
+        Retrieval,
+        ToolExecution,
+        ToolRequest,
+    )
     from ._model.span import Span, SpanEvent, SpanLink, Status
     from ._trace import Trace
 
@@ -33,6 +47,7 @@ _EXPORTS: dict[str, str] = {
     "EvalResult": "._evaluation.evals",
     "FORMATS": "._loaders",
     "Fact": "._evaluation.evals",
+    "Handoff": "._model.records",
     "Judge": "._evaluation.judge",
     "JudgeError": "._evaluation.judge",
     "Matcher": "._evaluation.expect",
@@ -44,12 +59,14 @@ _EXPORTS: dict[str, str] = {
     "SpanLink": "._model.span",
     "Status": "._model.span",
     "ToolExecution": "._model.records",
+    "ToolRequest": "._model.records",
     "Trace": "._trace",
     "TraceAssertWarning": "._errors",
     "TraceAsserter": "._asserter",
     "TraceAssertionError": "._errors",
     "TraceCaptureError": "._errors",
     "TraceLoadError": "._errors",
+    "TraceWriteError": "._errors",
     "Verdict": "._evaluation.judge",
     "assert_trace": "._asserter",
     "capture": "._capture",
@@ -71,6 +88,7 @@ __all__ = [
     "ErrorInfo",
     "EvalResult",
     "Fact",
+    "Handoff",
     "Judge",
     "JudgeError",
     "Matcher",
@@ -82,12 +100,14 @@ __all__ = [
     "SpanLink",
     "Status",
     "ToolExecution",
+    "ToolRequest",
     "Trace",
     "TraceAssertWarning",
     "TraceAsserter",
     "TraceAssertionError",
     "TraceCaptureError",
     "TraceLoadError",
+    "TraceWriteError",
     "Verdict",
     "__version__",
     "assert_trace",

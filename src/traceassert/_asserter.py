@@ -8,12 +8,16 @@ from types import TracebackType
 from typing import Any, Generic, TypeVar
 
 from ._capture import Capture
+from ._checks.agents import AgentCallChecks
 from ._checks.budget import BudgetChecks
+from ._checks.handoffs import HandoffChecks
 from ._checks.invocations import InvocationChecks
 from ._checks.io import IOChecks
+from ._checks.messages import compose
 from ._checks.scope import ScopeChecks
 from ._checks.selection import SOFT_COLLECTOR
 from ._checks.spans import SpanChecks
+from ._checks.tools import ToolCallChecks
 from ._errors import TraceAssertionError
 from ._evaluation.checks import EvalChecks
 from ._trace import Trace
@@ -21,13 +25,24 @@ from ._trace import Trace
 __all__ = ["TraceAsserter", "assert_trace", "soft"]
 
 
-class TraceAsserter(SpanChecks, ScopeChecks, IOChecks, BudgetChecks, InvocationChecks, EvalChecks):
+class TraceAsserter(
+    SpanChecks,
+    ToolCallChecks,
+    AgentCallChecks,
+    HandoffChecks,
+    ScopeChecks,
+    IOChecks,
+    BudgetChecks,
+    InvocationChecks,
+    EvalChecks,
+):
     """Fluent checks over a Trace, a Capture (read live), or an iterable of spans.
 
     Selectors (``where``, ``has_attribute``, ``has_event``, ``has_scope``..., ``called_agent``,
-    ``called_tool``) return a new asserter narrowed to their matches; every other check returns an
-    asserter so checks chain. A failing check raises ``TraceAssertionError`` at once (inside
-    ``soft()``: at the end of the block, all failures together).
+    ``called_tool``, ``handed_off_to``) return a new asserter narrowed to their matches; every other
+    check returns an asserter so checks chain. ``including_nested()`` / ``top_level_only()`` choose, for
+    the checks after them, whether nested agents' work counts. A failing check raises
+    ``TraceAssertionError`` at once (inside ``soft()``: at the end of the block, all failures together).
     """
 
     __slots__ = ()
@@ -96,15 +111,23 @@ class _Soft(Generic[T]):
 def _combine(failures: list[TraceAssertionError]) -> TraceAssertionError:
     if len(failures) == 1:
         return failures[0]
-    parts = [f"{len(failures)} checks failed:"]
+    short = [f"{len(failures)} checks failed:"]
+    full = list(short)
     for i, err in enumerate(failures, 1):
-        text = str(err)
-        head, sep, _tree = text.partition("\ninvocation tree:\n")
-        parts.append(f"--- failure {i} ---\n{head if sep else text}")
-    tree = str(failures[-1]).partition("\ninvocation tree:\n")[2]
-    if tree:
-        parts.append("invocation tree:\n" + tree)
-    return TraceAssertionError("\n".join(parts))
+        lines = _head(str(err)).splitlines()
+        cut = f"\n  ... {len(lines) - 4} more lines" if len(lines) > 5 else ""
+        short.append(f"--- failure {i} ---\n" + "\n".join(lines[:4] if cut else lines) + cut)
+        full.append(f"--- failure {i} ---\n{_head(err.full_message())}")
+    tree = failures[-1].full_message().partition(_TREE)[2]
+    return compose(short, tree, full_head=full)
+
+
+_TREE = "\ninvocation tree:\n"
+
+
+def _head(text: str) -> str:
+    """A failure's text without its tree."""
+    return text.partition(_TREE)[0]
 
 
 def soft() -> _Soft[None]:

@@ -1,18 +1,27 @@
-"""In-memory span capture: one span processor on the SDK tracer provider, routing spans to captures.
+"""In-memory span capture: one span processor per SDK tracer provider, routing spans to captures.
 
-A span belongs to the captures that were active when it started, from whatever thread or asyncio task
-it started in, except that a span whose parent belongs to an earlier capture follows its parent (a
-background thread left over from an earlier test does not leak into the next one).
+A span belongs to the captures active when it started (from any thread or asyncio task), except that a
+span whose parent belongs to an earlier capture follows its parent, so work left running by an earlier
+test does not leak into the next one. The owners of a span are kept for as long as its SDK span object
+lives (a weak map by span id): no number of spans makes a capture forget a parent that can still get
+children. The one limit: a *root* span (no parent) started by a thread that an earlier test left
+running belongs to the capture active when it starts; nothing ties it to the earlier test.
 
-The processor is added to the global SDK ``TracerProvider`` lazily, at the first capture; when no SDK
-provider is set, one is installed. A provider that is not the SDK's is a ``TraceCaptureError``.
+Without an explicit provider a capture listens on the global SDK ``TracerProvider`` (installed lazily,
+at the first capture, when none is set) and on every provider that was global at an earlier capture,
+so tracers bound to a replaced provider are still heard. A global provider replaced during a capture
+is a ``TraceCaptureError`` at the next check; ``Capture.diagnosis()`` says which providers exist when
+nothing was captured. A provider that is not the SDK's is a ``TraceCaptureError``.
 """
 
 from __future__ import annotations
 
 import contextvars
+import functools
+import gc
 import threading
-from collections.abc import Iterator
+import weakref
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
@@ -32,7 +41,6 @@ __all__ = ["Capture", "capture", "ensure_installed", "scope"]
 _SCOPES: contextvars.ContextVar[tuple[tuple[str, Any], ...]] = contextvars.ContextVar(
     "traceassert_scopes", default=()
 )
-_OWNER_LIMIT = 200_000
 
 
 class _Entry:
@@ -58,7 +66,8 @@ class Capture:
         self._version = 0
         self._cached: tuple[int, Trace] | None = None
         self._open = False
-        self._provider: TracerProvider | None = None
+        self._providers: tuple[TracerProvider, ...] = ()
+        self._explicit = False
         #: what checks remember across asserters on this capture
         self.ledger = Ledger()
 
@@ -83,8 +92,13 @@ class Capture:
 
     @property
     def provider(self) -> TracerProvider | None:
-        """The SDK tracer provider this capture listens on."""
-        return self._provider
+        """The SDK tracer provider this capture listens on (the global one, unless one was given)."""
+        return self._providers[0] if self._providers else None
+
+    @property
+    def providers(self) -> tuple[TracerProvider, ...]:
+        """Every SDK tracer provider this capture listens on (the global one first)."""
+        return self._providers
 
     @property
     def spans(self) -> tuple[Span, ...]:
@@ -131,10 +145,16 @@ class Capture:
         return f"Capture({len(self._entries)} spans, {state})"
 
     def start(self, tracer_provider: TracerProvider | None = None) -> Capture:
-        """Start capturing (on ``tracer_provider``, else the global SDK provider)."""
-        processor = ensure_installed(tracer_provider)
-        self._provider = processor.provider
-        processor.begin(self)
+        """Start capturing: on ``tracer_provider`` only, else on the global SDK provider and on every
+        provider that was global at an earlier capture."""
+        if tracer_provider is not None:
+            processors = [ensure_installed(tracer_provider)]
+        else:
+            processors = _PROCESSOR_REGISTRY.global_processors()
+        self._explicit = tracer_provider is not None
+        self._providers = tuple(proc.provider for proc in processors)
+        for proc in processors:
+            proc.begin(self)
         self._open = True
         return self
 
@@ -145,18 +165,60 @@ class Capture:
             self._open = False
 
     def check_provider(self) -> str | None:
-        """A description of why spans may be missing (the global provider was replaced), or None."""
-        if self._provider is None:
+        """Why spans may be missing (the global provider was replaced after the capture started), or
+        None. A capture on an explicit ``tracer_provider`` never compares it with the global one."""
+        if self._explicit or not self._providers:
             return None
         current = _unwrap(otel_trace.get_tracer_provider())
-        if current is self._provider or not isinstance(current, TracerProvider):
+        if not isinstance(current, TracerProvider) or any(current is p for p in self._providers):
             return None
         return (
-            "the global tracer provider was replaced after the capture started "
-            f"(capturing on {self._provider!r}, the application now uses {current!r}); "
-            "spans sent to the new provider are not captured. Set your provider before the first "
-            "capture, or attach it with Capture.start(tracer_provider=...)"
+            "the global tracer provider was replaced after the capture started; spans sent to the new "
+            "one are not captured. Set your provider before the first capture (in conftest.py or at "
+            f"import), or attach it with ta.capture(tracer_provider=...)\n  the global provider now:"
+            f"{_list([current])}\n  traceassert listens on:{_list(self._providers)}"
         )
+
+    def diagnosis(self) -> str | None:
+        """Which tracer providers exist and how to attach one, when nothing was captured (else None)."""
+        if self._entries or not self._providers:
+            return None
+        replaced = self.check_provider()
+        others = [p for p in _sdk_providers() if not any(p is q for q in self._providers)]
+        if replaced is not None or not others:
+            return replaced
+        attach = (
+            "capture that one instead (ta.capture() without tracer_provider= listens on the global one)"
+            if self._explicit
+            else "attach it with ta.capture(tracer_provider=...), or set it as the global provider before "
+            "the first capture (in conftest.py or at import)"
+        )
+        return (
+            "no span was captured, but other OpenTelemetry SDK tracer providers exist (spans sent to them "
+            f"are not captured)\n  traceassert listens on:{_list(self._providers)}\n  other providers:"
+            f"{_list(others)}\n  if your application uses one of those, {attach}"
+        )
+
+
+def _describe(provider: object) -> str:
+    if not isinstance(provider, TracerProvider):
+        return repr(provider)
+    service = provider.resource.attributes.get("service.name")
+    return f"TracerProvider(service.name={service!r}) at {id(provider):#x}"
+
+
+def _list(providers: Iterable[object], limit: int = 5) -> str:
+    items = list(providers)
+    more = [f"... and {len(items) - limit} more"] if len(items) > limit else []
+    return "".join(f"\n  - {text}" for text in [*(_describe(p) for p in items[:limit]), *more])
+
+
+def _sdk_providers() -> list[TracerProvider]:
+    """Every SDK tracer provider alive in the process (only asked when a check saw no span)."""
+    current = _unwrap(otel_trace.get_tracer_provider())
+    found = [current] if isinstance(current, TracerProvider) else []
+    found += [o for o in gc.get_objects() if isinstance(o, TracerProvider) and o is not current]
+    return found
 
 
 class _Processor(SpanProcessor):
@@ -166,7 +228,8 @@ class _Processor(SpanProcessor):
         self.provider = provider
         self._lock = threading.Lock()
         self._active: list[Capture] = []
-        self._owner: dict[int, list[Capture]] = {}
+        #: span id -> (weak ref to the SDK span, its owners); an entry leaves when its span is collected
+        self._owner: dict[int, tuple[weakref.ref[SdkSpan], list[Capture]]] = {}
         self._entries: dict[int, list[_Entry]] = {}
 
     def begin(self, cap: Capture) -> None:
@@ -179,6 +242,12 @@ class _Processor(SpanProcessor):
             if cap in self._active:
                 self._active.remove(cap)
 
+    def _forget(self, span_id: int, ref: weakref.ref[SdkSpan]) -> None:
+        # called by the garbage collector, possibly while this thread holds the lock: no locking here
+        known = self._owner.get(span_id)
+        if known is not None and known[0] is ref:
+            self._owner.pop(span_id, None)
+
     def on_start(self, span: SdkSpan, parent_context: Context | None = None) -> None:
         scopes = _SCOPES.get()
         if scopes:
@@ -186,21 +255,21 @@ class _Processor(SpanProcessor):
                 span.set_attribute(f"scope.{name}", value)
         ctx = span.context
         parent = span.parent
+        parent_id = parent.span_id if parent is not None else 0  # an all-zero parent id: a root
         with self._lock:
             owners = list(self._active)
-            if parent is not None:
-                known = self._owner.get(parent.span_id)
+            if parent_id:
+                known = self._owner.get(parent_id)
                 if known is not None:
-                    still_open = [c for c in known if c._open]
+                    still_open = [c for c in known[1] if c._open]
                     if not still_open:
                         return  # the parent's captures have all ended: a straggler from earlier work
                     owners.extend(c for c in still_open if c not in owners)
             if not owners:
                 return
-            if len(self._owner) > _OWNER_LIMIT:
-                self._owner.clear()
             if ctx is not None:
-                self._owner[ctx.span_id] = owners
+                ref = weakref.ref(span, functools.partial(self._forget, ctx.span_id))
+                self._owner[ctx.span_id] = (ref, owners)
         entries = [cap._add(span) for cap in owners]
         if ctx is not None:
             with self._lock:
@@ -214,10 +283,10 @@ class _Processor(SpanProcessor):
             entries = self._entries.pop(ctx.span_id, None)
         if not entries:
             return
-        converted = Span.from_readable(span)
         for entry in entries:
+            # converted when the capture is next read; the SDK span object itself is let go
             entry.sdk_span = span
-            entry.converted = converted
+            entry.converted = None
             entry.capture._ended()
 
     def shutdown(self) -> None:
@@ -232,15 +301,29 @@ class _Registry:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._by_provider: dict[int, _Processor] = {}
+        #: the processors of every provider that was global when a capture started, oldest first
+        self._globals: list[_Processor] = []
+
+    def _processor_locked(self, provider: TracerProvider) -> _Processor:
+        proc = self._by_provider.get(id(provider))
+        if proc is None or proc.provider is not provider:
+            proc = _Processor(provider)
+            provider.add_span_processor(proc)
+            self._by_provider[id(provider)] = proc
+        return proc
 
     def processor_for(self, provider: TracerProvider) -> _Processor:
         with self._lock:
-            proc = self._by_provider.get(id(provider))
-            if proc is None or proc.provider is not provider:
-                proc = _Processor(provider)
-                provider.add_span_processor(proc)
-                self._by_provider[id(provider)] = proc
-            return proc
+            return self._processor_locked(provider)
+
+    def global_processors(self) -> list[_Processor]:
+        """The current global provider's processor first, then those of earlier global providers."""
+        provider = _global_sdk_provider()
+        with self._lock:
+            proc = self._processor_locked(provider)
+            if not any(p is proc for p in self._globals):
+                self._globals.append(proc)
+            return [proc, *(p for p in self._globals if p is not proc)]
 
     def end(self, cap: Capture) -> None:
         with self._lock:

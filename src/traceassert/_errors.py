@@ -2,20 +2,50 @@
 
 from __future__ import annotations
 
+import contextvars
+
 __all__ = [
     "TraceAssertWarning",
     "TraceAssertionError",
     "TraceCaptureError",
     "TraceLoadError",
+    "TraceWriteError",
 ]
+
+
+#: set by the pytest plugin: show whole messages (``pytest -vv``)
+FULL_MESSAGES = contextvars.ContextVar("traceassert_full_messages", default=False)
+#: set by the pytest plugin when a dump folder is given: where the failing test's trace will be written
+DUMP_HINT: contextvars.ContextVar[str | None] = contextvars.ContextVar("traceassert_dump_hint", default=None)
+
+
+def dump_hint() -> str | None:
+    """Where the current test's trace is dumped when it fails (None: not dumped)."""
+    return DUMP_HINT.get()
 
 
 class TraceAssertionError(AssertionError):
     """A check on a trace failed.
 
-    The message names the check, what was expected, what was found, and ends with the
-    rendered invocation tree of the trace that was checked.
+    The message names the check, what was expected and what was found (cause first), and ends with the
+    part of the rendered invocation tree the check looked at. It is kept short (60 lines, 8 KB);
+    ``full_message()`` has all of it, and ``pytest -vv`` shows that.
     """
+
+    def __init__(self, *args: object, full: str | None = None) -> None:
+        super().__init__(*args)
+        self._full = full
+
+    def full_message(self) -> str:
+        """The whole message: every tool execution and the whole invocation tree."""
+        if self._full is not None:
+            return self._full
+        return super().__str__()
+
+    def __str__(self) -> str:
+        if self._full is not None and FULL_MESSAGES.get():
+            return self._full
+        return super().__str__()
 
 
 class TraceLoadError(ValueError):
@@ -46,6 +76,11 @@ class TraceLoadError(ValueError):
         if formats_tried:
             text += f" (formats tried: {', '.join(formats_tried)})"
         super().__init__(text)
+
+
+class TraceWriteError(OSError):
+    """A trace could not be written where asked: traceassert writes only regular files (never over a
+    symbolic link, a directory, a FIFO or a device node)."""
 
 
 class TraceCaptureError(RuntimeError):

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from ._model.records import AgentInvocation, ModelCall, Retrieval, ToolExecution
+from ._loaders.redact import redact_value, redacting
+from ._model.records import AgentInvocation, Handoff, ModelCall, Retrieval, ToolExecution, ToolRequest
 
 if TYPE_CHECKING:
     from ._trace import Trace
 
-__all__ = ["describe_tool", "render_trace", "short", "summarize"]
+__all__ = ["describe_request", "describe_tool", "render_trace", "short", "summarize"]
 
 _RESET = "\x1b[0m"
 _COLORS = {"agent": "\x1b[1;36m", "ok": "\x1b[32m", "fail": "\x1b[31m", "dim": "\x1b[2m", "model": "\x1b[35m"}
@@ -31,6 +33,12 @@ def short(value: Any, limit: int = 120) -> str:
     return text
 
 
+def _cut_text(text: str, limit: int) -> str:
+    """Free text (an error message) on one line, cut to ``limit`` characters."""
+    text = text.replace("\n", "\\n")
+    return text if len(text) <= limit else text[: max(1, limit - 1)] + "…"
+
+
 def _args(args: dict[str, Any], limit: int) -> str:
     inner = ", ".join(f"{k}={short(v, limit)}" for k, v in args.items())
     if len(inner) > limit * 2:
@@ -38,27 +46,39 @@ def _args(args: dict[str, Any], limit: int) -> str:
     return inner
 
 
-def describe_tool(tool: ToolExecution, limit: int = 120) -> str:
-    """``name(arg=value, ...) -> result [ok|FAILED: error|status unknown]``."""
-    head = f"{tool.name}({_args(tool.arguments, limit)})"
+def _shown(value: Any, redact: bool | None) -> Any:
+    """``value`` as messages show it: secrets redacted unless redaction is off (``redact`` or globally)."""
+    return redact_value(value) if (redacting() if redact is None else redact) else value
+
+
+def describe_tool(tool: ToolExecution, limit: int = 120, *, redact: bool | None = None) -> str:
+    """``name(arg=value, ...) -> result [ok|FAILED: error|status unknown]`` (secrets redacted)."""
+    head = f"{tool.name}({_args(_shown(tool.arguments, redact), limit)})"
     if tool.failed is True:
-        return f"{head} FAILED" + (f": {tool.error}" if tool.error is not None else "")
+        if tool.error is None:
+            return f"{head} FAILED"
+        return f"{head} FAILED: {_cut_text(str(_shown(str(tool.error), redact)), limit)}"
     if tool.failed is None:
-        note = (
-            "requested by the model, no execution recorded"
-            if tool.span is None or (tool.agent is not None and tool.span in _model_spans(tool.agent))
-            else "status unknown"
-        )
-        return f"{head} ({note})"
-    result = f" -> {short(tool.result, limit)}" if tool.result is not None else ""
+        return f"{head} (status unknown)"
+    result = f" -> {short(_shown(tool.result, redact), limit)}" if tool.result is not None else ""
     return f"{head}{result} ok"
 
 
-def _model_spans(agent: AgentInvocation) -> set[Any]:
-    return {s for call in agent.model_calls for s in call.spans}
+def describe_request(req: ToolRequest, limit: int = 120, *, redact: bool | None = None) -> str:
+    """``name(arg=value, ...) (requested, not executed)`` for a call the model asked for that never ran
+    (executed requests: ``name(...) (requested)``)."""
+    head = f"{req.name}({_args(_shown(req.arguments, redact), limit)})"
+    return f"{head} (requested)" if req.executed else f"{head} (requested, not executed)"
 
 
-def _describe_model(call: ModelCall) -> str:
+def _describe_handoff(handoff: Handoff) -> str:
+    text = f"handoff {handoff.from_agent or '?'} -> {handoff.to_agent or '?'}"
+    if handoff.to_invocation is None and handoff.to_agent:
+        text += f" (no invocation of {handoff.to_agent} recorded)"
+    return text
+
+
+def _describe_model(call: ModelCall, limit: int = 120) -> str:
     parts = [call.operation or "model call"]
     if call.model:
         parts.append(call.model)
@@ -69,15 +89,17 @@ def _describe_model(call: ModelCall) -> str:
     if call.finish_reasons:
         parts.append("finish=" + ",".join(call.finish_reasons))
     if call.failed:
-        parts.append("FAILED" + (f": {call.error}" if call.error is not None else ""))
+        parts.append("FAILED" + (f": {_cut_text(str(call.error), limit)}" if call.error is not None else ""))
     return " ".join(parts)
 
 
-def _describe_agent(inv: AgentInvocation, durations: bool = False) -> str:
+def _describe_agent(
+    inv: AgentInvocation, durations: bool = False, redact: bool | None = None, limit: int = 120
+) -> str:
     label = "work outside any agent" if inv.implicit else "agent"
     text = f"{label} {inv.name} [{inv.status}]"
     if inv.error is not None:
-        text += f" {inv.error}"
+        text += f" {_cut_text(str(_shown(str(inv.error), redact)), limit)}"
     if inv.total_tokens is not None:
         text += f" tokens={inv.total_tokens}"
     if durations and inv.duration_s is not None:
@@ -86,9 +108,10 @@ def _describe_agent(inv: AgentInvocation, durations: bool = False) -> str:
 
 
 class _Painter:
-    def __init__(self, color: bool, durations: bool = False) -> None:
+    def __init__(self, color: bool, durations: bool = False, redact: bool | None = None) -> None:
         self.color = color
         self.durations = durations
+        self.redact = redacting() if redact is None else redact
 
     def __call__(self, text: str, style: str) -> str:
         if not self.color:
@@ -97,9 +120,15 @@ class _Painter:
 
 
 def render_trace(
-    trace: Trace, *, color: bool = False, max_value_chars: int = 120, durations: bool = False
+    trace: Trace,
+    *,
+    color: bool = False,
+    max_value_chars: int = 120,
+    durations: bool = False,
+    redact: bool | None = None,
 ) -> str:
-    paint = _Painter(color, durations)
+    """The text tree; secrets in values are redacted unless ``redact=False`` (None: the process default)."""
+    paint = _Painter(color, durations, redact)
     lines: list[str] = []
     tools = trace.tool_executions
     failed = sum(1 for t in tools if t.failed)
@@ -111,6 +140,10 @@ def render_trace(
     )
     if tokens:
         head += f", {sum(tokens)} tokens"
+    if trace.handoffs:
+        head += f", {len(trace.handoffs)} handoff(s)"
+    if trace.unexecuted_tool_requests:
+        head += f", {len(trace.unexecuted_tool_requests)} tool request(s) not executed"
     lines.append(head)
     for inv in trace.agents:
         _render_agent(inv, "", "", lines, paint, max_value_chars)
@@ -133,35 +166,39 @@ def _render_items(
     items: list[tuple[int, Any]],
     inv: AgentInvocation,
     prefix: str,
-    lines: list[str],
+    lines: list[Any],
     paint: _Painter,
     limit: int,
 ) -> None:
+    # a nested agent is added as a (agent, head, prefix) entry, expanded by `_render_agent`'s loop
     for i, (_, item) in enumerate(items):
         last = i == len(items) - 1
         connector = "└─ " if last else "├─ "
         deeper = prefix + ("   " if last else "│  ")
         if isinstance(item, AgentInvocation):
-            _render_agent(item, prefix + connector, deeper, lines, paint, limit)
+            lines.append((item, prefix + connector, deeper))
         elif isinstance(item, ToolExecution):
             style = "fail" if item.failed else ("ok" if item.failed is False else "dim")
-            lines.append(f"{prefix}{connector}tool {paint(describe_tool(item, limit), style)}")
+            text = describe_tool(item, limit, redact=paint.redact)
+            lines.append(f"{prefix}{connector}tool {paint(text, style)}")
             spawned = [n for n in inv.nested if n.via_tool is item]
             for j, nested in enumerate(spawned):
                 nlast = j == len(spawned) - 1
-                _render_agent(
-                    nested,
-                    deeper + ("└─ " if nlast else "├─ "),
-                    deeper + ("   " if nlast else "│  "),
-                    lines,
-                    paint,
-                    limit,
+                lines.append(
+                    (nested, deeper + ("└─ " if nlast else "├─ "), deeper + ("   " if nlast else "│  "))
                 )
         elif isinstance(item, ModelCall):
-            lines.append(f"{prefix}{connector}model {paint(_describe_model(item), 'model')}")
+            lines.append(f"{prefix}{connector}model {paint(_describe_model(item, limit), 'model')}")
+            asked = [r for r in item.requested_tools if not r.executed]
+            for j, req in enumerate(asked):
+                text = describe_request(req, limit, redact=paint.redact)
+                lines.append(f"{deeper}{'└─ ' if j == len(asked) - 1 else '├─ '}tool {paint(text, 'dim')}")
+        elif isinstance(item, Handoff):
+            lines.append(f"{prefix}{connector}{paint(_describe_handoff(item), 'agent')}")
         elif isinstance(item, Retrieval):
             docs = len(item.documents)
-            lines.append(f"{prefix}{connector}retrieval {short(item.query, limit)} -> {docs} document(s)")
+            query = short(_shown(item.query, paint.redact), limit)
+            lines.append(f"{prefix}{connector}retrieval {query} -> {docs} document(s)")
 
 
 def _render_agent(
@@ -172,15 +209,32 @@ def _render_agent(
     paint: _Painter,
     limit: int,
 ) -> None:
-    lines.append(f"{head}{paint(_describe_agent(inv, paint.durations), 'agent')}")
+    # iterative: agents may nest deeper than the recursion limit
+    stack: list[Iterator[Any]] = [iter([(inv, head, prefix)])]
+    while stack:
+        entry = next(stack[-1], None)
+        if entry is None:
+            stack.pop()
+        elif isinstance(entry, str):
+            lines.append(entry)
+        else:
+            agent, agent_head, agent_prefix = entry
+            stack.append(iter(_agent_lines(agent, agent_head, agent_prefix, paint, limit)))
+
+
+def _agent_lines(inv: AgentInvocation, head: str, prefix: str, paint: _Painter, limit: int) -> list[Any]:
+    """The lines of one agent, with an ``(agent, head, prefix)`` entry for each agent nested in it."""
+    lines: list[Any] = [f"{head}{paint(_describe_agent(inv, paint.durations, paint.redact, limit), 'agent')}"]
     items: list[tuple[int, Any]] = []
     items.extend((t.start_ns, t) for t in inv.tool_executions)
     items.extend((m.start_ns, m) for m in inv.model_calls)
     items.extend((r.start_ns, r) for r in inv.retrievals)
+    items.extend((h.start_ns, h) for h in inv.handoffs)
     items.extend((n.start_ns, n) for n in inv.nested if n.via_tool is None)
     order = {id(t): i for i, t in enumerate(inv.tool_executions)}
     items.sort(key=lambda p: (p[0], order.get(id(p[1]), 0)))
     _render_items(items, inv, prefix, lines, paint, limit)
+    return lines
 
 
 # -- summary ------------------------------------------------------------------------------------------
@@ -212,10 +266,24 @@ def _summ_model(call: ModelCall) -> dict[str, Any]:
         "total_tokens": call.total_tokens,
         "finish_reasons": list(call.finish_reasons),
         "failed": call.failed,
+        "requested_tools": [r.name for r in call.requested_tools],
     }
 
 
 def _summ_agent(inv: AgentInvocation) -> dict[str, Any]:
+    # iterative: agents may nest deeper than the recursion limit
+    top = _summ_one_agent(inv)
+    stack = [(inv, top)]
+    while stack:
+        parent, out = stack.pop()
+        for nested in parent.nested:
+            child = _summ_one_agent(nested)
+            out["nested"].append(child)
+            stack.append((nested, child))
+    return top
+
+
+def _summ_one_agent(inv: AgentInvocation) -> dict[str, Any]:
     return {
         "name": inv.name,
         "implicit": inv.implicit,
@@ -226,8 +294,12 @@ def _summ_agent(inv: AgentInvocation) -> dict[str, Any]:
         "tool_executions": [_summ_tool(t) for t in inv.tool_executions],
         "model_calls": [_summ_model(m) for m in inv.model_calls],
         "retrievals": [{"query": r.query, "documents": list(r.documents)} for r in inv.retrievals],
-        "nested": [_summ_agent(n) for n in inv.nested],
+        "nested": [],
         "via_tool": inv.via_tool.name if inv.via_tool is not None else None,
+        "handoffs": [
+            {"from": h.from_agent, "to": h.to_agent, "taken_up": h.to_invocation is not None}
+            for h in inv.handoffs
+        ],
     }
 
 
@@ -250,8 +322,13 @@ def summarize(trace: Trace) -> dict[str, Any]:
             "output_tokens": total("output_tokens"),
             "total_tokens": total("total_tokens"),
             "retrievals": len(trace.retrievals),
+            "handoffs": len(trace.handoffs),
+            "unexecuted_tool_requests": len(trace.unexecuted_tool_requests),
         },
         "tool_order": [t.name for t in tools],
+        "unexecuted_tool_requests": [
+            {"name": r.name, "arguments": r.arguments} for r in trace.unexecuted_tool_requests
+        ],
         "unclassified_spans": len(trace.unclassified),
         "unfinished_spans": len(trace.unfinished),
     }

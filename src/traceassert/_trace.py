@@ -11,7 +11,7 @@ from ._model.tree import SpanTree
 
 if TYPE_CHECKING:
     from ._dialects._base import Operation
-    from ._model.records import AgentInvocation, ModelCall, Retrieval, ToolExecution
+    from ._model.records import AgentInvocation, Handoff, ModelCall, Retrieval, ToolExecution, ToolRequest
     from ._reconstruct import Reconstruction
 
 __all__ = ["Ledger", "Trace"]
@@ -96,6 +96,21 @@ class Trace(SpanTree):
         return self.reconstruction.model_calls
 
     @property
+    def handoffs(self) -> tuple[Handoff, ...]:
+        """Every handoff between agents, in start order (never tool executions)."""
+        return self.reconstruction.handoffs
+
+    @property
+    def tool_requests(self) -> tuple[ToolRequest, ...]:
+        """Every tool call a model asked for, executed or not, in start order."""
+        return self.reconstruction.tool_requests
+
+    @property
+    def unexecuted_tool_requests(self) -> tuple[ToolRequest, ...]:
+        """The tool calls a model asked for that no tool execution (or handoff) in the trace carried out."""
+        return tuple(r for r in self.reconstruction.tool_requests if not r.executed)
+
+    @property
     def retrievals(self) -> tuple[Retrieval, ...]:
         return self.reconstruction.retrievals
 
@@ -108,14 +123,25 @@ class Trace(SpanTree):
         """What the dialects made of one span (None: not understood)."""
         return self.reconstruction.operations.get(id(self._own(span)))
 
-    def render(self, *, color: bool = False, max_value_chars: int = 120, durations: bool = False) -> str:
+    def render(
+        self,
+        *,
+        color: bool = False,
+        max_value_chars: int = 120,
+        durations: bool = False,
+        redact: bool | None = None,
+    ) -> str:
         """The invocation tree as text: agents, tools with arguments/result/status, model calls.
 
         Deterministic (no ids, no timestamps) unless ``durations=True``; ``color`` adds ANSI colours.
+        Secret-looking values are redacted unless ``redact=False`` (None: on, unless turned off for the
+        process, as ``--traceassert-no-redact`` does).
         """
         from ._render import render_trace
 
-        return render_trace(self, color=color, max_value_chars=max_value_chars, durations=durations)
+        return render_trace(
+            self, color=color, max_value_chars=max_value_chars, durations=durations, redact=redact
+        )
 
     def summary(self) -> dict[str, Any]:
         """A deterministic plain dict of what happened (no ids, no timestamps), for snapshot tests."""

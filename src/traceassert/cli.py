@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from collections.abc import Sequence
@@ -32,7 +31,9 @@ exit status: 0 all checks passed, 1 a check failed (its message is printed), 2 u
 """
 _CONVERT_EPILOG = """examples:
   traceassert convert collector.jsonl.gz trace.otlp.json
-  traceassert convert jaeger.json trace.json --redact
+  traceassert convert jaeger.json trace.json              secrets redacted (the default)
+  traceassert convert jaeger.json trace.json --no-redact  every value as it is
+exit status: 0 written, 2 unreadable input or an output that is not a regular file
 """
 _SUMMARY_EPILOG = """examples:
   traceassert summary run.json --json > expected.json
@@ -76,7 +77,10 @@ def _cmd_show(args: argparse.Namespace) -> int:
     trace = _load(files, args.format)
     print(
         trace.render(
-            color=_color(sys.stdout, args.color), durations=args.durations, max_value_chars=args.width
+            color=_color(sys.stdout, args.color),
+            durations=args.durations,
+            max_value_chars=args.width,
+            redact=not args.no_redact,
         )
     )
     return EXIT_OK
@@ -86,7 +90,9 @@ def _cmd_summary(args: argparse.Namespace) -> int:
     trace = _load(args.files, args.format)
     summary = trace.summary()
     if args.json:
-        print(json.dumps(summary, indent=2, sort_keys=True, ensure_ascii=False, default=str))
+        from ._loaders.jsontext import json_text
+
+        print(json_text(summary))
     else:
         totals = summary["totals"]
         width = max(len(k) for k in totals)
@@ -100,7 +106,7 @@ def _cmd_convert(args: argparse.Namespace) -> int:
     from ._loaders import dump_trace
 
     trace = _load([args.input], args.format)
-    dump_trace(trace, args.output, redact=bool(args.redact))
+    dump_trace(trace, args.output, redact=not args.no_redact)
     print(f"wrote {len(trace.spans)} spans to {args.output}", file=sys.stderr)
     return EXIT_OK
 
@@ -124,15 +130,30 @@ def _checks(args: argparse.Namespace) -> list[tuple[str, tuple[Any, ...]]]:
 
 
 def check_file(path: str, fmt: str | None, checks: list[tuple[str, tuple[Any, ...]]]) -> tuple[int, str]:
-    """Run the checks on one file: (exit status, message). Used by ``check`` (in worker processes too)."""
-    from ._asserter import TraceAsserter, soft
-    from ._errors import TraceAssertionError, TraceLoadError
-    from ._render import describe_tool
+    """Run the checks on one file: (exit status, message). Used by ``check`` (in worker processes too).
+
+    Never raises: a file that cannot be read, or that makes the reader or a check fail unexpectedly, is
+    reported with EXIT_UNREADABLE so that the other files still get their results.
+    """
+    from ._errors import TraceLoadError
 
     try:
         trace = _load([path], fmt)
     except (TraceLoadError, OSError) as exc:
         return EXIT_UNREADABLE, f"{path}: cannot read: {exc}"
+    except Exception as exc:  # a file that crashes the reader must not stop the other files
+        return EXIT_UNREADABLE, f"{path}: cannot read: internal error {type(exc).__name__}: {exc}"
+    try:
+        return _run_checks(trace, path, checks)
+    except Exception as exc:
+        return EXIT_UNREADABLE, f"{path}: cannot check: internal error {type(exc).__name__}: {exc}"
+
+
+def _run_checks(trace: Trace, path: str, checks: list[tuple[str, tuple[Any, ...]]]) -> tuple[int, str]:
+    from ._asserter import TraceAsserter, soft
+    from ._errors import TraceAssertionError
+    from ._render import describe_tool
+
     asserter = TraceAsserter(trace)
     try:
         with soft():
@@ -153,6 +174,22 @@ def check_file(path: str, fmt: str | None, checks: list[tuple[str, tuple[Any, ..
     return EXIT_OK, f"{path}: ok"
 
 
+def _check_paths(paths: Sequence[str]) -> tuple[list[str], list[tuple[int, str]]]:
+    """The files to check, and a result for each argument that names none (missing, or a folder
+    without trace files): reported like an unreadable file, without stopping the others."""
+    from ._errors import TraceLoadError
+    from ._loaders.read import expand_paths
+
+    files: list[str] = []
+    unreadable: list[tuple[int, str]] = []
+    for path in paths:
+        try:
+            files.extend(str(p) for p in expand_paths(path))
+        except TraceLoadError as exc:
+            unreadable.append((EXIT_UNREADABLE, f"{path}: cannot read: {exc}"))
+    return files, unreadable
+
+
 def _progress(done: int, total: int, stream: TextIO) -> None:
     width = 30
     filled = int(width * done / total) if total else width
@@ -167,16 +204,16 @@ def _cmd_check(args: argparse.Namespace) -> int:
     if not checks:
         print("traceassert check: give at least one check (see --help)", file=sys.stderr)
         return EXIT_UNREADABLE
-    from ._loaders.read import expand_paths
-
-    files = [str(p) for p in expand_paths(args.files)]
+    files, results = _check_paths(args.files)
     show_progress = len(files) > 1 and sys.stderr.isatty() and not args.quiet
-    results: list[tuple[int, str]] = []
     if args.jobs > 1 and len(files) > 1:
         with ProcessPoolExecutor(max_workers=args.jobs) as pool:
             futures = [pool.submit(check_file, f, args.format, checks) for f in files]
-            for i, fut in enumerate(futures, 1):
-                results.append(fut.result())
+            for i, (f, fut) in enumerate(zip(files, futures, strict=True), 1):
+                try:
+                    results.append(fut.result())
+                except Exception as exc:  # e.g. a worker process that died
+                    results.append((EXIT_UNREADABLE, f"{f}: cannot check: {type(exc).__name__}: {exc}"))
                 if show_progress:
                     _progress(i, len(files), sys.stderr)
     else:
@@ -224,6 +261,7 @@ def _parser() -> argparse.ArgumentParser:
     show.add_argument("--color", choices=("auto", "always", "never"), default="auto")
     show.add_argument("--durations", action="store_true", help="show each agent's duration")
     show.add_argument("--width", type=int, default=120, help="cut long values to this many characters")
+    show.add_argument("--no-redact", action="store_true", help="show secret-looking values as they are")
     add_format(show)
     show.set_defaults(func=_cmd_show)
 
@@ -239,8 +277,8 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("--does-not-call-tool", action="append", metavar="NAME")
     check.add_argument("--called-agent", action="append", metavar="NAME")
     check.add_argument("--does-not-call-agent", action="append", metavar="NAME")
-    check.add_argument("--under-token-limit", type=int, metavar="N")
-    check.add_argument("--under-duration", type=float, metavar="SECONDS")
+    check.add_argument("--under-token-limit", type=_limit(int), metavar="N")
+    check.add_argument("--under-duration", type=_limit(float), metavar="SECONDS")
     check.add_argument("--no-failed-tools", action="store_true", help="fail when any tool execution failed")
     check.add_argument("--jobs", "-j", type=int, default=1, help="check files in N processes")
     check.add_argument("--quiet", "-q", action="store_true", help="print only failures and the total")
@@ -256,7 +294,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     convert.add_argument("input", metavar="IN")
     convert.add_argument("output", metavar="OUT")
-    convert.add_argument("--redact", action="store_true", help="redact secret-looking attribute values")
+    convert.add_argument(
+        "--redact",
+        action="store_true",
+        help="redact secret-looking values (the default; kept for old scripts)",
+    )
+    convert.add_argument("--no-redact", action="store_true", help="write every value as it is, secrets too")
     add_format(convert)
     convert.set_defaults(func=_cmd_convert)
 
@@ -272,6 +315,22 @@ def _parser() -> argparse.ArgumentParser:
     add_format(summary)
     summary.set_defaults(func=_cmd_summary)
     return parser
+
+
+def _limit(kind: type[int] | type[float]) -> Any:
+    """An argparse type: a number >= 0 (a negative or NaN limit is a usage error, never a pass)."""
+
+    def parse(text: str) -> int | float:
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+        if not value >= 0:
+            raise argparse.ArgumentTypeError(f"must be a number >= 0, got {text!r}")
+        return value
+
+    parse.__name__ = kind.__name__
+    return parse
 
 
 def _version() -> str:

@@ -32,16 +32,22 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         action="store",
         default=None,
         metavar="DIR",
-        help="write the captured trace of every failing test to DIR as OTLP JSON (one file per test)",
+        help="write the captured trace of every failing test to DIR as OTLP JSON (one file per test; "
+        "secrets redacted)",
     )
     group.addoption(
         "--traceassert-redact",
         action="append",
         default=None,
         metavar="PATTERN",
-        help="with --traceassert-dump-dir: redact secret-looking attribute values (keys such as "
-        "authorization, api_key, token, password) and the values of keys matching PATTERN (a regex; "
-        "may be repeated; use 'default' for the built-in keys only)",
+        help="also redact the values of keys matching PATTERN (a regex, searched in the key, any case; may "
+        "be repeated) in dumps and the report; 'default' means the built-in rules only",
+    )
+    group.addoption(
+        "--traceassert-no-redact",
+        action="store_true",
+        default=False,
+        help="write dumps, the report and failure messages without redacting secrets",
     )
     _add_results_options(group)
 
@@ -51,6 +57,36 @@ def pytest_configure(config: pytest.Config) -> None:
         "markers", "traceassert: the test's spans are captured (automatic for the trace_* fixtures)"
     )
     _configure_results(config)
+    if config.getoption("verbose", 0) >= 2:
+        # pytest -vv: failure messages in full (every tool execution, the whole tree)
+        from ._errors import FULL_MESSAGES
+
+        was_full = FULL_MESSAGES.get()
+        FULL_MESSAGES.set(True)
+
+        def restore_messages() -> None:
+            FULL_MESSAGES.set(was_full)
+
+        config.add_cleanup(restore_messages)
+    if config.getoption("--traceassert-no-redact", False):
+        if config.getoption("--traceassert-redact", None):
+            raise pytest.UsageError("--traceassert-no-redact and --traceassert-redact contradict each other")
+        from ._loaders.redact import set_redacting
+
+        old = set_redacting(False)
+
+        def restore() -> None:
+            set_redacting(old)
+
+        config.add_cleanup(restore)
+
+
+def _redaction(config: pytest.Config) -> bool | list[str]:
+    """What to redact in what the plugin writes: True (the built-in rules), extra patterns, or False."""
+    if config.getoption("--traceassert-no-redact", False):
+        return False
+    extra = [p for p in config.getoption("--traceassert-redact", None) or () if p != "default"]
+    return extra or True
 
 
 def _start_capture(item: pytest.Item) -> Capture:
@@ -74,6 +110,12 @@ def pytest_runtest_setup(item: pytest.Item) -> Generator[None, None, None]:
     # start before any fixture runs, so spans from the test's fixtures belong to the test too
     if _wants_capture(item):
         _start_capture(item)
+        dump_dir = item.config.getoption("--traceassert-dump-dir")
+        if dump_dir:
+            from ._errors import DUMP_HINT
+
+            # a failure message names the file the whole trace will be dumped to
+            DUMP_HINT.set(os.path.join(dump_dir, f"{_safe_name(item.nodeid)}.json"))
     return (yield)
 
 
@@ -85,6 +127,10 @@ def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> 
         cap = item.stash.get(_CAPTURE_KEY, None)
         if cap is not None:
             cap.stop()
+            if item.config.getoption("--traceassert-dump-dir"):
+                from ._errors import DUMP_HINT
+
+                DUMP_HINT.set(None)
 
 
 @pytest.hookimpl(wrapper=True)
@@ -105,13 +151,11 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
 
 
 def _safe_name(nodeid: str) -> str:
-    name = re.sub(r"[^A-Za-z0-9_.-]+", "_", nodeid).strip("._") or "test"
-    if len(name) > 150:
-        import hashlib
+    """A file name for the test: readable, and unique per test id (a short hash of the whole id)."""
+    import hashlib
 
-        digest = hashlib.sha1(nodeid.encode("utf-8")).hexdigest()[:10]
-        name = f"{name[:139]}-{digest}"
-    return name
+    name = re.sub(r"[^A-Za-z0-9_.-]+", "_", nodeid).strip("._")[:140] or "test"
+    return f"{name}-{hashlib.sha1(nodeid.encode('utf-8')).hexdigest()[:8]}"
 
 
 def _dump(item: pytest.Item, cap: Capture, dump_dir: str) -> str:
@@ -123,12 +167,7 @@ def _dump(item: pytest.Item, cap: Capture, dump_dir: str) -> str:
     path = os.path.join(dump_dir, f"{base}.json")
     if os.path.exists(path) and worker:
         path = os.path.join(dump_dir, f"{base}.{worker}.json")
-    patterns = item.config.getoption("--traceassert-redact")
-    redact: bool | list[str] = False
-    if patterns:
-        extra = [p for p in patterns if p != "default"]
-        redact = extra if extra else True
-    dump_trace(cap.trace(), path, redact=redact)
+    dump_trace(cap.trace(), path, redact=_redaction(item.config))
     return path
 
 
@@ -205,6 +244,7 @@ class _ResultsPlugin:
         self.report_path = os.path.join(config.invocation_params.dir, path) if path else None
         self.is_worker = hasattr(config, "workerinput")
         self.results = SessionResults()
+        self.redact = _redaction(config)
 
     # -- on the process that runs the test ------------------------------------------------------------
 
@@ -287,7 +327,7 @@ class _ResultsPlugin:
         from ._evaluation.report import write_report
 
         os.makedirs(os.path.dirname(self.report_path) or ".", exist_ok=True)
-        write_report(self.report_path, self.results.tests())
+        write_report(self.report_path, self.results.tests(), redact=self.redact)
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         tests = self.results.tests()

@@ -9,12 +9,19 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
 import traceassert as ta
 from instrumentation import ScenarioFacts
-from tests._stackfacts import check_facts, live_trace, load_recording
+from tests._stackfacts import (
+    check_facts,
+    live_trace,
+    load_recording,
+    recorded_requests,
+    requests_only_facts,
+)
 from traceassert._model.span import Span
 
 # -- recorded (no framework needed) ------------------------------------------------------------------
@@ -37,13 +44,16 @@ def test_recorded_with_agent_spans() -> None:
     )
 
 
-def _check_chat_only(trace: ta.Trace, facts: ScenarioFacts) -> None:
+def _check_chat_only(
+    trace: ta.Trace, facts: ScenarioFacts, requested: tuple[tuple[str, dict[str, Any]], ...]
+) -> None:
     """Only ``chat`` spans: the tools are known from the calls the model asked for, never as executions."""
-    tools = trace.tool_executions
-    assert tuple(t.name for t in tools) == facts.tools_in_order
-    assert tuple(t.arguments for t in tools) == facts.tool_arguments
-    # no span records an execution, so whether a tool failed is unknown, not False
-    assert [t.failed for t in tools] == [None, None, None]
+    assert trace.tool_executions == ()
+    assert tuple(t.name for t in trace.tool_executions) == facts.tools_in_order
+    requests = trace.unexecuted_tool_requests
+    assert tuple((r.name, r.arguments) for r in requests) == requested
+    # every request is reachable from the model call that made it, and is the only one it made
+    assert [r.model_call.requested_tools for r in requests if r.model_call] == [(r,) for r in requests]
     assert len(trace.model_calls) == facts.model_calls
     assert sum(c.total_tokens or 0 for c in trace.model_calls) == facts.total_tokens
     # each chat span is its own trace, outside any agent: one implicit invocation holds them all
@@ -51,19 +61,32 @@ def _check_chat_only(trace: ta.Trace, facts: ScenarioFacts) -> None:
     assert implicit.implicit
     assert len(trace.trace_ids) == facts.model_calls
     rendered = trace.render()
-    assert rendered.count("requested by the model, no execution recorded") == len(facts.tools_in_order)
+    assert rendered.count("(requested, not executed)") == len(requested)
+    assert "tool get_weather(city='Paris') (requested, not executed)" in rendered
+    assert "0 tool execution(s) (0 failed)" in rendered
 
 
 def test_recorded_chat_spans_only() -> None:
     trace, facts = load_recording("openai_v2_chat_only")
-    _check_chat_only(trace, facts)
+    _check_chat_only(trace, facts, recorded_requests("openai_v2_chat_only"))
     asserter = ta.TraceAsserter(trace)
     asserter.under_token_limit(facts.total_tokens)
-    with pytest.raises(ta.TraceAssertionError, match="whose outcome the producer did not record"):
+    asserter.does_not_call_tool("get_weather")
+    with pytest.raises(ta.TraceAssertionError, match="requested by the model but never executed"):
         asserter.has_tool_executed("get_weather")
+    with pytest.raises(ta.TraceAssertionError, match=r"found 0 \(1 more requested by the model but never"):
+        asserter.called_tool("get_weather")
 
 
 # -- live ----------------------------------------------------------------------------------------------
+
+
+def _requested() -> tuple[tuple[str, dict[str, Any]], ...]:
+    """The script's tool calls, each a request only when no execution is recorded."""
+    from instrumentation import openai_v2
+
+    facts = requests_only_facts(openai_v2.EXPECTED)
+    return tuple((r["name"], r["arguments"]) for r in facts["requested_tools"])
 
 
 @pytest.fixture
@@ -111,7 +134,7 @@ def test_live_chat_spans_only(stack: object) -> None:
     from instrumentation import openai_v2
 
     trace = _trace(openai_v2.record_spans(agent_spans=False))  # type: ignore[arg-type]
-    _check_chat_only(trace, openai_v2.EXPECTED)
+    _check_chat_only(trace, ScenarioFacts.from_json(requests_only_facts(openai_v2.EXPECTED)), _requested())
 
 
 def test_raw_chat_spans(stack: object) -> None:

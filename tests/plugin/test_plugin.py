@@ -206,27 +206,40 @@ def test_dump_dir_writes_failing_tests_only(project: pytest.Pytester) -> None:
             def test_passes(trace_asserter):
                 emit("fine")
 
-            @pytest.mark.parametrize("case", ["a/b", "c d"])
+            @pytest.mark.parametrize("case", ["a/b", "a b", "a_b", "c d"])
             def test_fails(trace_asserter, case):
-                agent_with_tool("x", "t", api_key="sk-secret", city="Paris")
+                agent_with_tool("x", "t", api_key="sk-secret", city=f"Paris {case}")
                 trace_asserter.called_tool("other")
             """
     )
     dump = project.path / "dumps"
-    result = project.runpytest_subprocess(
-        "-p", "no:cacheprovider", f"--traceassert-dump-dir={dump}", "--traceassert-redact=default"
-    )
-    result.assert_outcomes(passed=1, failed=2)
-    files = sorted(p.name for p in dump.iterdir())
-    assert files == ["test_dump.py_test_fails_a_b.json", "test_dump.py_test_fails_c_d.json"]
+    result = project.runpytest_subprocess("-p", "no:cacheprovider", f"--traceassert-dump-dir={dump}")
+    result.assert_outcomes(passed=1, failed=4)
+    import hashlib
+
     import traceassert as ta
 
-    trace = ta.load_trace(dump / files[0])
-    assert [t.name for t in trace.tool_executions] == ["t"]
-    raw = (dump / files[0]).read_text()
-    assert "sk-secret" not in raw and "Paris" in raw
-    json.loads(raw)
-    result.stdout.fnmatch_lines(["*trace written to*test_dump.py_test_fails_a_b.json*"])
+    def name(nodeid: str, readable: str) -> str:
+        return f"{readable}-{hashlib.sha1(nodeid.encode()).hexdigest()[:8]}.json"
+
+    # one file per test id, though "a/b", "a b" and "a_b" all read "a_b" (redacted by default)
+    files = sorted(p.name for p in dump.iterdir())
+    assert files == sorted(
+        name(f"test_dump.py::test_fails[{case}]", f"test_dump.py_test_fails_{readable}")
+        for case, readable in [("a/b", "a_b"), ("a b", "a_b"), ("a_b", "a_b"), ("c d", "c_d")]
+    )
+    cities = set()
+    for file in files:
+        trace = ta.load_trace(dump / file)
+        (tool,) = trace.tool_executions
+        assert tool.arguments["api_key"] == "[REDACTED]"
+        cities.add(tool.arguments["city"])
+        raw = (dump / file).read_text()
+        assert "sk-secret" not in raw
+        json.loads(raw)
+    assert cities == {"Paris a/b", "Paris a b", "Paris a_b", "Paris c d"}
+    first = name("test_dump.py::test_fails[a/b]", "test_dump.py_test_fails_a_b")
+    result.stdout.fnmatch_lines([f"*trace written to*{first}*"])
 
 
 def test_works_under_xdist(project: pytest.Pytester) -> None:

@@ -10,7 +10,8 @@ an exception event, a link) through a real ``TracerProvider`` and returns its ``
   enums, string int64), from the same encoder;
 - ``sdk-array.json`` (Monocle's file exporter layout), ``sdk-lines.jsonl``, ``console.txt`` (the real
   ``ConsoleSpanExporter``);
-- ``okahu.json`` (the Okahu API form) and ``jaeger.json`` (the OpenTelemetry-to-Jaeger mapping).
+- ``okahu.json`` (the Okahu API form) and ``jaeger.json`` (the OpenTelemetry-to-Jaeger mapping);
+- ``phoenix-rest.json``: Arize Phoenix's REST span JSON (fields as Phoenix's ``/v1/projects/{p}/spans``).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import io
 import json
 import os
 from collections.abc import Sequence
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
@@ -195,6 +197,46 @@ def okahu_document(spans: Sequence[ReadableSpan]) -> dict[str, Any]:
     return {"trace_id": first["trace_id"], "status": {"code": "ok", "message": None}, "spans": out}
 
 
+# ------------------------------------------------------------------------------------------ Phoenix
+
+
+def iso_utc(ns: int) -> str:
+    """A timestamp as Phoenix's REST API writes it: ISO 8601, microseconds, ``Z``."""
+    moment = datetime(1970, 1, 1, tzinfo=timezone.utc) + timedelta(microseconds=ns // 1000)
+    return moment.isoformat().replace("+00:00", "Z")
+
+
+def phoenix_span(span: Any) -> dict[str, Any]:
+    """One span as Phoenix's REST API (``GET /v1/projects/{project}/spans``) returns it: the OpenInference
+    kind moved out of the attributes into ``span_kind`` (``UNKNOWN`` when there is none), status code and
+    message at the top level, ids in ``context``. ``span`` is a ``traceassert`` Span."""
+    attrs = dict(span.attributes)
+    return {
+        "id": "U3BhbjoxMjM=",
+        "name": span.name,
+        "context": {"trace_id": span.trace_id, "span_id": span.span_id},
+        "span_kind": attrs.pop("openinference.span.kind", "UNKNOWN"),
+        "parent_id": span.parent_id,
+        "start_time": iso_utc(span.start_ns),
+        "end_time": iso_utc(span.end_ns),
+        "status_code": span.status.code,
+        "status_message": span.status.description or "",
+        "attributes": {k: list(v) if isinstance(v, tuple) else v for k, v in attrs.items()},
+        "events": [
+            {"name": e.name, "timestamp": iso_utc(e.timestamp_ns), "attributes": dict(e.attributes)}
+            for e in span.events
+        ],
+    }
+
+
+def phoenix_document(spans: Sequence[ReadableSpan]) -> dict[str, Any]:
+    """Phoenix's REST answer for the spans: newest first, in a ``data`` envelope with a cursor."""
+    from traceassert import Span
+
+    data = [phoenix_span(Span.from_readable(s)) for s in reversed(spans)]
+    return {"data": data, "next_cursor": None}
+
+
 # ------------------------------------------------------------------------------------------ Jaeger
 
 
@@ -207,24 +249,37 @@ def _jaeger_tag(key: str, value: Any) -> dict[str, Any]:
         return {"key": key, "type": "float64", "value": value}
     if isinstance(value, list | tuple):
         return {"key": key, "type": "string", "value": json.dumps(list(value))}
+    if isinstance(value, str):  # the string itself, also of a str enum (whose str() is its name)
+        return {"key": key, "type": "string", "value": str.__str__(value)}
     return {"key": key, "type": "string", "value": str(value)}
 
 
+def _jaeger_process(resource: Any) -> dict[str, Any]:
+    attrs = dict(resource.attributes)
+    return {
+        "serviceName": attrs.pop("service.name", "unknown_service"),
+        "tags": [_jaeger_tag(k, v) for k, v in attrs.items()],
+    }
+
+
 def jaeger_document(spans: Sequence[ReadableSpan]) -> dict[str, Any]:
-    """Jaeger's query API JSON for the spans, as OpenTelemetry's Jaeger translation maps them."""
-    jspans = []
+    """Jaeger's query API JSON for the spans, as OpenTelemetry's Jaeger translation maps them: one
+    entry per trace, one process per resource."""
+    traces: dict[str, dict[str, Any]] = {}
     for span in spans:
         ctx = span.context
         assert ctx is not None
+        trace_id = f"{ctx.trace_id:032x}"
+        entry = traces.setdefault(
+            trace_id, {"traceID": trace_id, "spans": [], "processes": {}, "warnings": None}
+        )
+        processes = entry["processes"]
+        process = _jaeger_process(span.resource)
+        pid = next((p for p, known in processes.items() if known == process), f"p{len(processes) + 1}")
+        processes[pid] = process
         refs = []
         if span.parent is not None:
-            refs.append(
-                {
-                    "refType": "CHILD_OF",
-                    "traceID": f"{ctx.trace_id:032x}",
-                    "spanID": f"{span.parent.span_id:016x}",
-                }
-            )
+            refs.append({"refType": "CHILD_OF", "traceID": trace_id, "spanID": f"{span.parent.span_id:016x}"})
         for link in span.links:
             refs.append(
                 {
@@ -257,9 +312,9 @@ def jaeger_document(spans: Sequence[ReadableSpan]) -> dict[str, Any]:
         ]
         assert span.start_time is not None and span.end_time is not None
         start_us = span.start_time // 1000
-        jspans.append(
+        entry["spans"].append(
             {
-                "traceID": f"{ctx.trace_id:032x}",
+                "traceID": trace_id,
                 "spanID": f"{ctx.span_id:016x}",
                 "operationName": span.name,
                 "references": refs,
@@ -267,23 +322,11 @@ def jaeger_document(spans: Sequence[ReadableSpan]) -> dict[str, Any]:
                 "duration": span.end_time // 1000 - start_us,
                 "tags": tags,
                 "logs": logs,
-                "processID": "p1",
+                "processID": pid,
                 "warnings": None,
             }
         )
-    resource = dict(spans[0].resource.attributes)
-    process = {
-        "serviceName": resource.pop("service.name"),
-        "tags": [_jaeger_tag(k, v) for k, v in resource.items()],
-    }
-    trace_id = jspans[0]["traceID"]
-    return {
-        "data": [{"traceID": trace_id, "spans": jspans, "processes": {"p1": process}, "warnings": None}],
-        "total": 0,
-        "limit": 0,
-        "offset": 0,
-        "errors": None,
-    }
+    return {"data": list(traces.values()), "total": 0, "limit": 0, "offset": 0, "errors": None}
 
 
 def write_all(spans: Sequence[ReadableSpan], folder: Path) -> dict[str, Path]:
@@ -295,6 +338,7 @@ def write_all(spans: Sequence[ReadableSpan], folder: Path) -> dict[str, Path]:
         "console.txt": console_output(spans),
         "okahu.json": json.dumps(okahu_document(spans), indent=2, ensure_ascii=False),
         "jaeger.json": json.dumps(jaeger_document(spans), indent=2, ensure_ascii=False),
+        "phoenix-rest.json": json.dumps(phoenix_document(spans), indent=2, ensure_ascii=False),
     }
     if HAVE_PROTO:
         files["otlp-protobuf.json"] = json.dumps(otlp_request_dict(spans), indent=2, ensure_ascii=False)

@@ -8,6 +8,7 @@ import threading
 import pytest
 from opentelemetry import trace
 from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.trace import SpanContext
 
 import traceassert as ta
 
@@ -156,3 +157,132 @@ def test_asserter_on_capture_reads_live() -> None:
         with _tracer().start_as_current_span("two", attributes={"k": 2}):
             pass
         asserter.has_attribute("k", 2)
+
+
+# -- providers ------------------------------------------------------------------------------------------
+
+
+def test_explicit_provider_is_never_compared_with_the_global_one() -> None:
+    with ta.capture():  # the global SDK provider exists (installed if it was not)
+        pass
+    own = TracerProvider()
+    assert trace.get_tracer_provider() is not own
+    with ta.capture(tracer_provider=own) as cap:
+        with own.get_tracer("own").start_as_current_span("mine", attributes={"k": 1}):
+            pass
+        assert cap.check_provider() is None
+        ta.TraceAsserter(cap).has_attribute("k", 1)  # no TraceCaptureError
+    assert cap.providers == (own,)
+
+
+def test_a_check_on_nothing_captured_names_the_other_providers() -> None:
+    with ta.capture():
+        pass
+    own = TracerProvider()
+    with ta.capture(tracer_provider=own) as cap:
+        with _tracer().start_as_current_span("on-the-global-provider"):
+            pass
+    assert cap.spans == ()
+    hint = cap.diagnosis()
+    assert hint is not None
+    head, listens, mine, others, *rest = hint.splitlines()
+    assert head == (
+        "no span was captured, but other OpenTelemetry SDK tracer providers exist (spans sent to them are "
+        "not captured)"
+    )
+    assert (listens, mine, others) == (
+        "  traceassert listens on:",
+        f"  - TracerProvider(service.name='unknown_service:python') at {id(own):#x}",
+        "  other providers:",
+    )
+    assert (
+        f"  - TracerProvider(service.name='unknown_service:python') at {id(trace.get_tracer_provider()):#x}"
+        in rest
+    )
+    assert rest[-1] == (
+        "  if your application uses one of those, capture that one instead (ta.capture() without "
+        "tracer_provider= listens on the global one)"
+    )
+    with pytest.raises(ta.TraceAssertionError) as info:
+        ta.TraceAsserter(cap).called_tool("search")
+    assert f"\nhint: {head}\n  traceassert listens on:\n{mine}\n" in str(info.value)
+
+
+def test_no_hint_when_spans_were_captured() -> None:
+    own = TracerProvider()
+    with ta.capture(tracer_provider=own) as cap:
+        with own.get_tracer("own").start_as_current_span("mine"):
+            pass
+    assert cap.diagnosis() is None
+    with pytest.raises(ta.TraceAssertionError) as info:
+        ta.TraceAsserter(cap).called_tool("search")
+    assert "hint:" not in str(info.value)
+
+
+def test_a_capture_also_listens_on_providers_that_were_global_before(monkeypatch: pytest.MonkeyPatch) -> None:
+    from traceassert import _capture
+
+    first, second = TracerProvider(), TracerProvider()
+    globals_in_turn = iter([first, second])
+    monkeypatch.setattr(_capture, "_PROCESSOR_REGISTRY", _capture._Registry())
+    monkeypatch.setattr(_capture, "_global_sdk_provider", lambda: next(globals_in_turn))
+    with ta.capture() as before:
+        pass
+    assert before.providers == (first,)
+    with ta.capture() as after:  # the global provider is now `second`
+        with first.get_tracer("bound-early").start_as_current_span("old-provider"):
+            pass
+        with second.get_tracer("new").start_as_current_span("new-provider"):
+            pass
+    assert after.providers == (second, first)
+    assert _names(after) == ["old-provider", "new-provider"]
+
+
+# -- ownership at scale ---------------------------------------------------------------------------------
+
+
+class _CheapSpan:
+    """Just what the span processor reads of an SDK span (cheap enough for hundreds of thousands)."""
+
+    __slots__ = ("__weakref__", "context", "parent")
+
+    def __init__(self, span_id: int, parent: SpanContext | None = None) -> None:
+        self.context = SpanContext(1, span_id, is_remote=False)
+        self.parent = parent
+
+
+def test_ownership_is_not_forgotten_after_many_spans_and_memory_stays_bounded() -> None:
+    """210,000 spans (more than the 200,000 after which ownership used to be forgotten) between a
+    parent and its straggler child: the child still follows its ended capture. Nothing counts spans
+    now: an owner is forgotten only when its span object is gone."""
+    from traceassert._capture import _Processor
+
+    proc = _Processor(TracerProvider())
+    first, second = ta.Capture(name="first"), ta.Capture(name="second")
+    for cap in (first, second):
+        cap._open = True
+    proc.begin(first)
+    parent = _CheapSpan(1)  # kept alive, as by a background thread still working under it
+    proc.on_start(parent)  # type: ignore[arg-type]
+    proc.end(first)
+    first._open = False
+    proc.begin(second)
+    on_start, on_end = proc.on_start, proc.on_end
+    span_id = 2
+    for _ in range(21):
+        for sid in range(span_id, span_id + 10_000):
+            span = _CheapSpan(sid)
+            on_start(span)  # type: ignore[arg-type]
+            on_end(span)  # type: ignore[arg-type]
+        span_id += 10_000
+        second.clear()  # the spans are let go: their owners are forgotten with them
+        assert len(proc._owner) < 100  # not 10,000 per round (a stray frame may hold a span or two)
+    assert span_id > 210_000
+    on_start(_CheapSpan(span_id, parent=parent.context))  # type: ignore[arg-type]
+    assert len(second) == 0
+    assert len(first) == 1
+    # a child of a live span of the open capture still joins it
+    own = _CheapSpan(span_id + 1)
+    on_start(own)  # type: ignore[arg-type]
+    on_start(_CheapSpan(span_id + 2, parent=own.context))  # type: ignore[arg-type]
+    assert len(second) == 2

@@ -274,8 +274,9 @@ def test_retrieval_and_embedding() -> None:
 
 @pytest.mark.parametrize("wrapped", [True, False])
 def test_delegation(wrapped: bool) -> None:
-    """A delegation span is neither an agent nor a tool. An agent run inside it nests under the agent that
-    delegated; an agent the producer records after the handoff, next to it, stays a sibling."""
+    """A delegation span is a handoff, neither an agent nor a tool. An agent run inside it nests under the
+    agent that delegated; an agent the producer records after the handoff, next to it, stays a sibling
+    (linked to the handoff)."""
     b = Monocle()
     turn = b.turn()
     supervisor = b.agent("supervisor", turn)
@@ -299,7 +300,12 @@ def test_delegation(wrapped: bool) -> None:
     assert trace.summary()["unclassified_spans"] == 0
     assert trace.tool_executions == ()
     op = trace.operation(handoff)
-    assert op is not None and op.kind == "other" and op.name == "delegation supervisor -> worker"
+    assert op is not None and (op.kind, op.from_agent, op.to_agent) == ("handoff", "supervisor", "worker")
+    (record,) = trace.handoffs
+    assert (record.from_agent, record.to_agent, record.span) == ("supervisor", "worker", handoff)
+    assert record.from_invocation is trace.agents[0] and trace.agents[0].handoffs == (record,)
+    assert record.to_invocation is not None and record.to_invocation.name == "worker"
+    assert record.to_invocation.via_handoff is record
     if wrapped:
         assert [a.name for a in trace.agents] == ["supervisor"]
         assert [n.name for n in trace.agents[0].nested] == ["worker"]

@@ -252,9 +252,15 @@ def test_usage_from_dicts_and_anthropic_shapes() -> None:
     assert (first.input_tokens, first.output_tokens, first.finish_reasons) == (5, 2, ("end_turn",))
     assert (second.input_tokens, second.output_tokens, second.provider) == (9, 4, "anthropic")
     assert (third.input_tokens, third.total_tokens) == (None, None)
-    # the tool call the model asked for is known, although no tool ran
-    (requested,) = cap.trace().tool_executions
-    assert (requested.name, requested.arguments, requested.failed) == ("get_weather", {"city": "Rome"}, None)
+    # the tool call the model asked for is known, although no tool ran: a request, not an execution
+    assert cap.trace().tool_executions == ()
+    (requested,) = second.requested_tools
+    assert (requested.name, requested.arguments, requested.call_id) == (
+        "get_weather",
+        {"city": "Rome"},
+        "tu_1",
+    )
+    assert cap.trace().unexecuted_tool_requests == (requested,)
 
 
 def test_methods_and_keyword_arguments() -> None:

@@ -34,6 +34,7 @@ FIDELITY: dict[str, set[str]] = {
     "console.txt": {"kind", "resource", "links", "link_attrs", "arrays"},
     "okahu.json": {"arrays"},
     "jaeger.json": {"scope", "kind", "resource", "links"},
+    "phoenix-rest.json": {"arrays"},
 }
 EXPECTED_FORMAT = {
     "otlp-protobuf.json": "otlp",
@@ -44,6 +45,7 @@ EXPECTED_FORMAT = {
     "console.txt": "sdk",
     "okahu.json": "okahu",
     "jaeger.json": "jaeger",
+    "phoenix-rest.json": "phoenix",
 }
 
 
@@ -344,7 +346,7 @@ def test_load_trace_makes_a_trace_with_the_warnings(tmp_path: Path) -> None:
 
 
 def test_formats_names_and_aliases(tmp_path: Path) -> None:
-    assert FORMATS == ("otlp", "jaeger", "sdk", "okahu")
+    assert FORMATS == ("otlp", "jaeger", "phoenix", "sdk", "okahu")
     assert len(load_spans(DATA / "sdk-array.json", format="monocle").spans) == 4
     assert len(load_spans(DATA / "otlp-collector.jsonl", format="otlp-jsonl").spans) == 4
     with pytest.raises(ta.TraceLoadError, match="unknown format 'xml'"):
@@ -387,6 +389,102 @@ def test_typed_fast_path_gives_the_same_spans_as_the_general_one(
     assert [_view(s, FIDELITY["otlp-protobuf.json"]) for s in fast] == [
         _view(s, FIDELITY["otlp-protobuf.json"]) for s in general
     ]
+
+
+def test_json_lines_take_the_typed_path_and_give_the_same_spans_and_warnings(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Each OTLP line is split raw and its ResourceSpans decoded typed; the lines that path cannot take
+    (snake_case, invalid UTF-8, an array, a cut last line) are read as before."""
+    if split._msgspec is None:
+        pytest.skip("msgspec is not installed")
+    from traceassert._loaders import otlp_typed
+
+    lines = (DATA / "otlp-collector.jsonl").read_bytes().splitlines()
+    doc = json.loads(lines[0])
+    rs = doc["resourceSpans"][0]
+    span = rs["scopeSpans"][0]["spans"][0]
+    snake = {"resource_spans": [{"scope_spans": [{"spans": [{**span, "spanId": "ab" * 8}]}]}]}
+    bad_utf8 = json.dumps({"resourceSpans": [rs]}).replace(span["name"], "n\udcff", 1)
+    data = b"\n".join(
+        [
+            *lines,
+            json.dumps(snake).encode(),
+            bad_utf8.encode("utf-8", "surrogateescape"),
+            json.dumps([{"resourceSpans": [rs]}]).encode(),
+            b"  ",
+            lines[0][: len(lines[0]) // 2],  # cut off mid-line
+        ]
+    )
+    calls: list[object] = []
+    real = otlp_typed.convert
+    monkeypatch.setattr(otlp_typed, "convert", lambda *a: calls.append(a) or real(*a))
+    fast = parse_spans(data, name="t.jsonl")
+    assert len(calls) >= len(lines), "the typed path was not taken for the JSON Lines"
+    monkeypatch.setattr(split, "_otlp_line", lambda *a: None)  # every line decoded whole, as dicts
+    general = parse_spans(data, name="t.jsonl")
+    keep = FIDELITY["otlp-collector.jsonl"]
+    assert [_view(s, keep) for s in fast.spans] == [_view(s, keep) for s in general.spans]
+    assert fast.warnings == general.warnings
+    assert any("invalid UTF-8" in w for w in fast.warnings) and any("cut off" in w for w in fast.warnings)
+    assert any(s.name == "n\ufffd" for s in fast.spans)
+
+
+_ANY_VALUES: list[Any] = [
+    {"intValue": "42"},
+    {"intValue": 42},
+    {"intValue": " 7 "},
+    {"intValue": "x"},
+    {"intValue": True},
+    {"intValue": 1.5},
+    {"doubleValue": 0.5},
+    {"doubleValue": 3},
+    {"doubleValue": "NaN"},
+    {"doubleValue": False},
+    {"boolValue": True},
+    {"boolValue": "yes"},
+    {"stringValue": None},
+    {"stringValue": 3},
+    {"boolValue": False, "intValue": "1"},
+    {"intValue": "1", "doubleValue": 2.0},
+    {"arrayValue": {"values": [{"stringValue": "a"}, {"stringValue": "b"}]}},
+    {"arrayValue": {"values": [{"stringValue": "a"}, {"intValue": "2"}, None, {}]}},
+    {"arrayValue": {"values": [{"stringValue": "a", "intValue": "1"}]}},
+    {"arrayValue": {"values": [{"stringValue": 1}]}},
+    {"arrayValue": {"values": []}},
+    {"arrayValue": {}},
+    {"arrayValue": None},
+    {"arrayValue": {"values": "a"}},
+    {"arrayValue": {"values": [{"arrayValue": {"values": [{"stringValue": "deep"}]}}]}},
+    {"kvlistValue": {"values": [{"key": "k", "value": {"intValue": "1"}}]}},
+    {"bytesValue": "aGk="},
+    {},
+    None,
+]
+
+
+@pytest.mark.parametrize("value", _ANY_VALUES, ids=[json.dumps(v) for v in _ANY_VALUES])
+def test_typed_fast_path_reads_every_attribute_value_as_the_general_one(
+    value: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if split._msgspec is None:
+        pytest.skip("msgspec is not installed")
+    from traceassert._loaders import otlp_typed
+
+    kv: dict[str, Any] = {"key": "k"} if value is None else {"key": "k", "value": value}
+    span = {"traceId": "ab" * 16, "spanId": "cd" * 8, "name": "n", "attributes": [kv]}
+    data = json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": [span]}]}]})
+
+    def read() -> Any:
+        try:
+            return dict(parse_spans(data).spans[0].attributes)
+        except ta.TraceLoadError as exc:
+            return str(exc)
+
+    typed = read()
+    monkeypatch.setattr(otlp_typed, "convert_raw", lambda *a: False)
+    general = read()
+    assert repr(typed) == repr(general)  # repr: NaN != NaN, and 1, 1.0 and True must not pass for each other
 
 
 def test_typed_fast_path_falls_back_on_unknown_fields() -> None:

@@ -224,14 +224,40 @@ def test_utf16_and_bom(backend: str) -> None:
 
 
 def test_empty_files_and_missing_paths(tmp_path: Path, backend: str) -> None:
-    for content in (b"", b"  \n", b"[]", b'{"resourceSpans": []}'):
-        result = parse_spans(content)
-        assert result.spans == []
-    assert "no spans" in parse_spans(b"").warnings[0]
+    # a file without spans is an error, never an empty trace that every negative check passes on
+    for content in (
+        b"",
+        b"  \n",
+        b"\xef\xbb\xbf",
+        b"\xef\xbb\xbf \n",
+        b"[]",
+        b'{"resourceSpans": []}',
+        "",
+        " ",
+        "\ufeff",
+    ):
+        with pytest.raises(
+            ta.TraceLoadError, match=r"^no spans in empty\.json: the file is empty or holds no span"
+        ):
+            parse_spans(content, name="empty.json")
+    cut = r"^no spans in cut\.json: the data is cut off at line 1, column {}, before the first complete span$"
+    with pytest.raises(ta.TraceLoadError, match=cut.format(20)):
+        parse_spans(b'{"resourceSpans": [', name="cut.json")
+    with pytest.raises(ta.TraceLoadError, match=cut.format(28)):
+        parse_spans(b'[{"name": "x", "context": {"trace_id": "0x', name="cut.json")
+    for content in (b"", b"\xef\xbb\xbf", b"\n\n"):
+        (tmp_path / "empty.json").write_bytes(content)
+        with pytest.raises(ta.TraceLoadError, match=r"no spans in .*empty\.json") as info:
+            load_trace(tmp_path / "empty.json")
+        assert info.value.path == str(tmp_path / "empty.json")
+    (tmp_path / "empty.json").unlink()
     with pytest.raises(ta.TraceLoadError, match="no such file"):
         load_spans(tmp_path / "nope.json")
     with pytest.raises(ta.TraceLoadError, match="no trace files"):
         load_spans(tmp_path)
+    (tmp_path / "notes.txt").write_text("not a trace file name")
+    with pytest.raises(ta.TraceLoadError, match="no trace files"):
+        load_trace(tmp_path)
     (tmp_path / "z.json").write_bytes(b"\x28\xb5\x2f\xfd....")
     with pytest.raises(ta.TraceLoadError, match="zstd"):
         load_spans(tmp_path / "z.json")

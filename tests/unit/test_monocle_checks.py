@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+from typing import Any
+
 import pytest
 
 import traceassert as ta
@@ -42,8 +46,12 @@ def test_called_tool_narrows_to_the_executions(a: ta.TraceAsserter) -> None:
 
 
 def test_count_arguments_are_validated(a: ta.TraceAsserter) -> None:
-    with pytest.raises(TypeError, match="either count"):
+    with pytest.raises(ValueError, match="either count"):  # as Monocle: an impossible combination
         a.called_tool("get_weather", count=1, min_count=1)
+    with pytest.raises(ValueError, match="either count"):
+        a.called_agent("helper", count=1, max_count=2)
+    with pytest.raises(TypeError, match="count must be an int"):  # a wrong type stays a TypeError
+        a.called_tool("get_weather", count="1")
     with pytest.raises(ValueError, match=">= 0"):
         a.called_tool("get_weather", count=-1)
     with pytest.raises(ValueError, match="greater than"):
@@ -133,8 +141,66 @@ def test_where_and_does_not_match(a: ta.TraceAsserter) -> None:
         a.where(attribute={"gen_ai.operation.name": "embeddings"})
     with fails("expected no matching span, found 1"):
         a.does_not_match(event="exception")
-    with pytest.raises(TypeError, match="at least one"):
+    with pytest.raises(ValueError, match="at least one"):
         a.where()
+    with pytest.raises(ValueError, match="at least one"):
+        a.does_not_match()
+
+
+def test_where_by_event_finds_what_a_scan_finds() -> None:
+    """``where(event=...)`` reads the trace's event index: the same spans as checking each span."""
+    b = SpanBuilder()
+    kinds = ["inference", "tool", None]
+    event_sets: list[tuple[ta.SpanEvent, ...]] = [
+        (),
+        (ta.SpanEvent("metadata", 1, {"tokens": 3}),),
+        (ta.SpanEvent("metadata", 1), ta.SpanEvent("metadata", 2, {"tokens": 5})),
+        (ta.SpanEvent("exception", 1, {"exception.type": "E"}), ta.SpanEvent("metadata", 2)),
+        (ta.SpanEvent("exception", 1),),
+    ]
+    for i in range(40):
+        kind = kinds[i % 3]
+        b.span(f"s{i}", {"span.type": kind} if kind else {"other": i}, events=event_sets[i % 5])
+    trace = b.trace()
+    a = ta.TraceAsserter(trace)
+
+    def scan(spans: Any, kind: Any, name: str, attrs: dict[str, Any] | None) -> list[str]:
+        return [
+            s.name
+            for s in spans
+            if (kind is None or s.attributes.get("span.type", object()) == kind)
+            and any(
+                e.name == name and all(e.attributes.get(k) == v for k, v in (attrs or {}).items())
+                for e in s.events
+            )
+        ]
+
+    for kind in ["inference", "tool", None]:
+        for name in ["metadata", "exception"]:
+            for attrs in [None, {"tokens": 5}]:
+                expected = scan(trace.spans, kind, name, attrs)
+                attribute = {"span.type": kind} if kind else None
+                event: Any = {"name": name, "attributes": attrs} if attrs else {"name": name}
+                if not expected:
+                    with fails("no span matches"):
+                        a.where(attribute=attribute, event=event)
+                    continue
+                found = a.where(attribute=attribute, event=event)
+                assert [s.name for s in found.spans] == expected, (kind, name, attrs)
+    narrowed = a.where(attribute={"span.type": "tool"})
+    assert [s.name for s in narrowed.where(event="metadata").spans] == scan(
+        trace.spans, "tool", "metadata", None
+    )
+    assert [s.name for s in narrowed.has_event("metadata", "tokens", 3).spans] == scan(
+        trace.spans, "tool", "metadata", {"tokens": 3}
+    )
+    assert [s.name for s in a.where(event="exception", predicate=lambda s: s.name < "s2").spans] == [
+        n for n in scan(trace.spans, None, "exception", None) if n < "s2"
+    ]
+    with fails("no span matches"):
+        a.where(attribute={"span.type": "inference"}, event="nope")
+    with fails("no span has event 'nope'"):
+        a.has_event("nope")
 
 
 def test_input_checks(a: ta.TraceAsserter) -> None:
@@ -227,3 +293,32 @@ def test_soft_collects_every_failure(a: ta.TraceAsserter) -> None:
 
 def test_works_on_plain_span_lists(trace: ta.Trace) -> None:
     ta.assert_trace(list(trace.spans)).called_tool("get_weather")
+
+
+# -- inputs as the producer recorded them (Monocle parity) -----------------------------------------
+
+MONOCLE_LANGGRAPH = Path(__file__).resolve().parents[1] / "data" / "monocle_langgraph.json"
+
+
+def test_tool_input_matches_the_recorded_python_repr_and_by_json_equality() -> None:
+    """Monocle records a LangGraph tool's input as the Python repr of its arguments."""
+    a = ta.TraceAsserter(ta.load_trace(MONOCLE_LANGGRAPH))
+    weather = a.called_tool("get_weather")
+    assert weather.selected_tools()[0].raw_arguments == "{'city': 'Paris'}"
+    weather.has_input("{'city': 'Paris'}")  # the raw text, as Monocle compares it
+    weather.has_input({"city": "Paris"})  # the parsed arguments
+    weather.has_input('{"city": "Paris"}').has_input('{"city":"Paris"}')  # JSON text, any spacing
+    weather.contains_input("'city': 'Paris'").contains_input('"city": "Paris"')
+    weather.does_not_have_input("{'city': 'London'}").does_not_have_input('{"city": "Paris", "x": 1}')
+    with pytest.raises(
+        ta.TraceAssertionError, match=re.escape("expected an input equal to \"{'city': 'London'}\"")
+    ):
+        weather.has_input("{'city': 'London'}")
+    with pytest.raises(ta.TraceAssertionError, match="expected no input to be"):
+        weather.does_not_have_input("{'city': 'Paris'}")
+    # span-level inputs: the tool span's recorded text, matched by the structure it holds
+    span = a.has_attribute("entity.1.name", "get_weather")
+    span.has_input("{'city': 'Paris'}").has_input({"city": "Paris"}).has_input('{"city":"Paris"}')
+    with pytest.raises(ta.TraceAssertionError, match="found none"):
+        span.has_input({"city": "Paris", "units": "C"})
+    a.called_tool("explode").has_input({}).has_input("{}")

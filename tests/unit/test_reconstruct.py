@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 import traceassert as ta
 from tests.unit.spanbuilder import SpanBuilder
 
@@ -88,16 +90,19 @@ def test_requested_calls_give_ids_order_and_scalar_argument_names() -> None:
     assert [t.arguments for t in tools] == [{"city": "Paris"}, {"city": "Rome"}]
 
 
-def test_requested_calls_without_recorded_executions_have_unknown_outcome() -> None:
+def test_requested_calls_without_recorded_executions_are_requests_not_executions() -> None:
     b = SpanBuilder()
     b.chat(None, **{"gen_ai.output.messages": _calls(("get_time", {"tz": "UTC"}, "c1"))})
     trace = b.trace()
     (implicit,) = trace.agents
     assert implicit.implicit
-    (tool,) = trace.tool_executions
-    assert tool.name == "get_time" and tool.failed is None and tool.arguments == {"tz": "UTC"}
-    assert "get_time(tz='UTC') (requested by the model, no execution recorded)" in trace.render()
-    ta.TraceAsserter(trace).called_tool("get_time")
+    assert trace.tool_executions == ()
+    (request,) = trace.unexecuted_tool_requests
+    assert (request.name, request.arguments, request.call_id) == ("get_time", {"tz": "UTC"}, "c1")
+    assert trace.model_calls[0].requested_tools == (request,)
+    assert "tool get_time(tz='UTC') (requested, not executed)" in trace.render()
+    with pytest.raises(ta.TraceAssertionError, match=r"found 0 \(1 more requested by the model but never"):
+        ta.TraceAsserter(trace).called_tool("get_time")
 
 
 def test_tool_error_is_a_failed_execution_not_a_failed_run() -> None:

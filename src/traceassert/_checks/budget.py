@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .._render import short
+from .nesting import nested_tokens_note
 from .selection import SelectionBase
 
 if TYPE_CHECKING:
@@ -40,15 +41,25 @@ class BudgetChecks(SelectionBase):
         __tracebackhide__ = True
         if isinstance(token_limit, bool) or not isinstance(token_limit, int | float):
             raise TypeError(f"token_limit must be a number, got {token_limit!r}")
-        if token_limit < 0:
-            raise ValueError(f"token_limit must be >= 0, got {token_limit}")
+        if not token_limit >= 0:  # also NaN
+            raise ValueError(f"token_limit must be a number >= 0, got {token_limit}")
         check = f"under_token_limit({token_limit})"
-        if not self.narrowed:
+        unreadable = self.trace.reconstruction.non_finite
+        if not self.narrowed and not unreadable:
             # the whole trace: its total is computed once per Trace
             total, counted = self.trace.token_total()
             if counted and total <= token_limit:
                 return self
         calls = self.selected_model_calls()
+        bad = [c for c in calls if any(id(s) in unreadable for s in c.spans)] if unreadable else []
+        if bad:
+            self._fail(
+                check,
+                f"{len(bad)} model call(s) in the selection record a token count that is not a finite "
+                "number (NaN or infinity), so the limit cannot be checked",
+                message=message,
+            )
+            return self
         with_tokens = [c for c in calls if c.total_tokens is not None]
         if not with_tokens:
             self._fail(
@@ -69,7 +80,8 @@ class BudgetChecks(SelectionBase):
             note = f"\n  ({missing} call(s) without token data not counted)" if missing else ""
             self._fail(
                 check,
-                f"expected at most {token_limit} tokens, used {total} in {len(with_tokens)} model call(s)",
+                f"expected at most {token_limit} tokens, used {total} in {len(with_tokens)} model call(s)"
+                + nested_tokens_note(with_tokens, self._principals(), self._nested == "top"),
                 message=message,
                 details=f"tokens per model call:\n{rows}{note}",
             )
@@ -95,8 +107,8 @@ class BudgetChecks(SelectionBase):
             raise ValueError(f"unknown units {units!r}; use one of: seconds, ms, minutes")
         if isinstance(duration_limit, bool) or not isinstance(duration_limit, int | float):
             raise TypeError(f"duration_limit must be a number, got {duration_limit!r}")
-        if duration_limit < 0:
-            raise ValueError(f"duration_limit must be >= 0, got {duration_limit}")
+        if not duration_limit >= 0:  # also NaN
+            raise ValueError(f"duration_limit must be a number >= 0, got {duration_limit}")
         limit_s = duration_limit * factor
         check = f"under_duration({duration_limit}, units={units!r}, span_type={span_type!r})"
         measured = self._durations(span_type)

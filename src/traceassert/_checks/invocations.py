@@ -1,12 +1,13 @@
 """Invocation checks with LangChain4j (``AiServiceInvocationAssert``) and AgentPrism semantics.
 
 They look at the agent invocations in the selection (after ``called_agent``: those; else the top-level
-invocations of the trace). The checks live in three groups: tools (``_checks_invocations_tools``),
-outcome (``_checks_invocations_outcome``), model calls / finish reason / sources
-(``_checks_invocations_calls``); the shared machinery is in ``_checks_invocations_base``.
+invocations of the trace). The checks live in four groups: tools (``invocations_tools``), outcome
+(``invocations_outcome``), model calls / finish reason / sources (``invocations_calls``), handoffs
+(``invocations_handoffs``); the shared machinery is in ``invocations_base``.
 
-- ``including_nested()`` / ``top_level_only()`` choose what tool, model-call and source checks see when an
-  invocation started others; without a choice those checks fail on such an invocation.
+- ``including_nested()`` / ``top_level_only()`` choose what tool, model-call, handoff and source checks
+  see when an invocation started others; without a choice those checks fail on such an invocation. The
+  same choice applies to the Monocle-style checks, which include nested agents when none was made.
 - A failed invocation fails every other invocation check until a ``has_failed*`` check passed on the same
   Trace or Capture; a cancelled invocation fails every invocation check. The Monocle-compatible checks
   are never gated.
@@ -18,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from .._model.records import ToolExecution
 from .invocations_calls import CallChecks
+from .invocations_handoffs import HandoffInvocationChecks
 from .invocations_outcome import OutcomeChecks
 from .invocations_tools import ToolInvocationChecks
 
@@ -27,19 +29,23 @@ if TYPE_CHECKING:
 __all__ = ["InvocationChecks"]
 
 
-class InvocationChecks(ToolInvocationChecks, OutcomeChecks, CallChecks):
+class InvocationChecks(ToolInvocationChecks, OutcomeChecks, CallChecks, HandoffInvocationChecks):
     __slots__ = ()
 
     def including_nested(self) -> Self:
-        """A new asserter whose invocation checks look at the whole tree: the invocation and every
-        invocation it started, directly or not. Their tool executions, model calls and sources add up."""
+        """A new asserter whose checks look at the whole tree: the invocation and every invocation it
+        started, directly or not. Their tool executions, model calls, handoffs and sources add up.
+
+        For the Monocle-style checks (``called_tool``, ``does_not_call_tool``, ``under_token_limit``,
+        ...) this is the default; the invocation checks ask for a choice when nested agents exist."""
         new = self._copy()
         new._nested = "nested"
         return new
 
     def top_level_only(self) -> Self:
-        """A new asserter whose invocation checks look only at what the invocation did itself, not at
-        the invocations it started."""
+        """A new asserter whose checks look only at what the selection's invocations did themselves,
+        not at the invocations they started: for the invocation checks and for the Monocle-style
+        checks after it (tools, agents, handoffs, tokens, inputs/outputs, spans)."""
         new = self._copy()
         new._nested = "top"
         return new

@@ -97,10 +97,13 @@ def call_text(check: str, *args: Any) -> str:
     return f"{check}({', '.join(describe_value(a) for a in args)})"
 
 
-def none_successful(tools: Iterable[ToolExecution]) -> str:
-    """What was found instead of a successful execution."""
+def none_successful(tools: Iterable[ToolExecution], requested: int = 0) -> str:
+    """What was found instead of a successful execution (``requested``: calls of the tool the model
+    asked for that never ran)."""
     items = list(tools)
     if not items:
+        if requested:
+            return f"it was requested by the model but never executed ({requested} request(s))"
         return "it was not executed"
     failed = sum(1 for t in items if t.failed is True)
     unknown = len(items) - failed

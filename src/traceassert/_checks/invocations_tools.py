@@ -13,7 +13,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from .._model.records import ToolExecution
+from .._model.records import AgentInvocation, ToolExecution
 from .._render import describe_tool
 from .invocations_args import (
     ArgumentsCheck,
@@ -30,7 +30,7 @@ from .invocations_args import (
     run_requirements,
     success,
 )
-from .invocations_base import InvocationBase, tool_lines, who
+from .invocations_base import InvocationBase, execution_key, tool_lines, who
 from .matching import match_one_to_one
 
 if TYPE_CHECKING:
@@ -53,6 +53,11 @@ class ToolInvocationChecks(InvocationBase):
         lines.append(f"tools executed in scope: {', '.join(repr(n) for n in names) or 'none'}")
         return "\n".join(lines)
 
+    def _inv_unexecuted(self, name: str, targets: Sequence[AgentInvocation]) -> int:
+        """How many calls of ``name`` the models in scope asked for that never ran."""
+        calls = self._inv_model_calls(targets)
+        return sum(1 for c in calls for r in c.requested_tools if r.name == name and not r.executed)
+
     def has_tool_executed(self, tool_name: str, *, message: str | None = None) -> Self:
         """The tool was executed successfully at least once. Marks its successful executions."""
         __tracebackhide__ = True
@@ -64,7 +69,7 @@ class ToolInvocationChecks(InvocationBase):
         tools = self._inv_tools(targets)
         ok = [t for t in tools if t.name == name and t.failed is False]
         if not ok:
-            found = none_successful(t for t in tools if t.name == name)
+            found = none_successful((t for t in tools if t.name == name), self._inv_unexecuted(name, targets))
             self._fail(
                 f"{check} on {who(targets)}",
                 f"expected a successful execution of {name!r}, found {found}",
@@ -235,7 +240,7 @@ class ToolInvocationChecks(InvocationBase):
         head = f"{check} on {who(targets)}"
         context = self._inv_scope_text(targets) + "\n" + self._inv_tool_context(name, tools)
         if not ok:
-            found = none_successful(t for t in tools if t.name == name)
+            found = none_successful((t for t in tools if t.name == name), self._inv_unexecuted(name, targets))
             self._fail(
                 head,
                 f"expected a successful execution of {name!r} with matching arguments, found {found}",
@@ -357,9 +362,11 @@ class ToolInvocationChecks(InvocationBase):
         if targets is None:
             return self
         tools = self._inv_tools(targets)
-        unchecked = [t for t in tools if not self._inv_is_marked(t)]
-        if unchecked:
-            numbers = [tools.index(t) + 1 for t in unchecked]
+        marked = self.trace.ledger.marked
+        numbered = [(i, t) for i, t in enumerate(tools, 1) if execution_key(t) not in marked]
+        if numbered:
+            unchecked = [t for _, t in numbered]
+            numbers = [i for i, _ in numbered]
             self._fail(
                 f"{check} on {who(targets)}",
                 f"expected every tool execution to have been checked before, found {len(unchecked)} of "

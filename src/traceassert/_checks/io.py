@@ -1,18 +1,25 @@
 """Input and output checks (Monocle's eight of each).
 
 Input/output are those of the tool executions after ``called_tool`` (arguments / result), of the agent
-invocations after ``called_agent``, else of the selected spans as their dialect reads them. Positive
-checks pass when at least one value satisfies them; negative checks when none does. ``contains_*``
-is case-insensitive; ``has_*`` uses the comparer (exact by default, see ``with_comparer``).
+invocations after ``called_agent``, else of the selected spans as their dialect reads them (after
+``top_level_only()``, without the spans of nested agents). Positive checks pass when at least one value
+satisfies them; negative checks when none does. ``contains_*`` is case-insensitive; ``has_*`` uses the
+comparer (exact by default, see ``with_comparer``). A tool's arguments are also compared as the text
+the producer recorded (Monocle's Python repr ``"{'city': 'Paris'}"``, say), and text holding a JSON (or
+Python literal) object or array matches the structure it holds.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import ast
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from .._dialects._base import loads_json, shallow_json
+from .._model.span import Span
 from .._render import short
 from .matching import as_text, contains_text, values_equal
+from .nesting import NOTE, span_owners
 from .selection import SelectionBase
 
 if TYPE_CHECKING:
@@ -23,12 +30,62 @@ __all__ = ["IOChecks"]
 Comparer = Callable[[Any, Any], bool]
 
 
+_NOTHING = object()
+#: text longer than this is not parsed as a Python literal (``ast`` is slow and deep on large input)
+_LITERAL_LIMIT = 100_000
+
+
+def structured(value: Any) -> Any:
+    """The object or array a text holds as JSON or as a Python literal (``_NOTHING`` when it holds
+    none); any other value as it is."""
+    if isinstance(value, bytes):
+        value = value.decode("utf-8", "replace")
+    if not isinstance(value, str):
+        return value
+    text = value.strip()
+    if text[:1] not in ("{", "["):
+        return _NOTHING
+    ok, parsed = loads_json(text)  # JSON nested deeper than MAX_JSON_DEPTH is not parsed: it stays text
+    if not ok:
+        if len(text) > _LITERAL_LIMIT or not shallow_json(text):
+            return _NOTHING
+        try:
+            parsed = ast.literal_eval(text)
+        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+            return _NOTHING
+    if isinstance(parsed, tuple):
+        parsed = list(parsed)
+    return parsed if isinstance(parsed, dict | list) else _NOTHING
+
+
 def default_compare(expected: Any, actual: Any) -> bool:
+    """Equal as values; an expected text also matches a structured value written as that text, and
+    text holding a JSON (or Python literal) object or array matches by the structure it holds."""
     if values_equal(expected, actual):
         return True
-    if isinstance(expected, str) and not isinstance(actual, str):
-        return expected == as_text(actual)
+    if isinstance(expected, str) and not isinstance(actual, str) and expected == as_text(actual):
+        return True
+    if isinstance(expected, str | bytes) or isinstance(actual, str | bytes):
+        if not isinstance(expected, str | bytes | Mapping | list | tuple):
+            return False
+        left, right = structured(expected), structured(actual)
+        if left is _NOTHING or right is _NOTHING or not isinstance(right, Mapping | list | tuple):
+            return False
+        return values_equal(_listed(left), _listed(right))
     return False
+
+
+def _listed(value: Any) -> Any:
+    """Tuples as lists, recursively (JSON has arrays only)."""
+    if isinstance(value, Mapping):
+        return {k: _listed(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_listed(v) for v in value]
+    return value
+
+
+#: one value of the selection: (the value, the text the producer recorded for it or None, its span)
+Value = tuple[Any, Any, Span | None]
 
 
 class IOChecks(SelectionBase):
@@ -36,13 +93,15 @@ class IOChecks(SelectionBase):
 
     # -- values --------------------------------------------------------------------------------------
 
-    def _values(self, which: str) -> list[Any]:
-        values: list[Any] = []
+    def _values(self, which: str) -> list[Value]:
+        values: list[Value] = []
         if self._kind == "tools":
             for tool in self._tools or ():
-                v = tool.arguments if which == "input" else tool.result
-                if which == "input" or tool.result is not None:
-                    values.append(v)
+                if which == "input":
+                    raw = tool.raw_arguments if isinstance(tool.raw_arguments, str | bytes) else None
+                    values.append((tool.arguments, raw, tool.span))
+                elif tool.result is not None:
+                    values.append((tool.result, None, tool.span))
             return values
         if self._kind == "agents":
             for inv in self._agents or ():
@@ -50,7 +109,7 @@ class IOChecks(SelectionBase):
                 if v is None and which == "output":
                     v = inv.streamed_output
                 if v is not None:
-                    values.append(v)
+                    values.append((v, None, inv.span))
             return values
         trace = self.trace
         for span in self.selected_spans():
@@ -59,7 +118,7 @@ class IOChecks(SelectionBase):
                 continue
             v = op.input if which == "input" else op.output
             if v is not None:
-                values.append(v)
+                values.append((v, None, span))
         return values
 
     def _compare(self, expected: Any, actual: Any) -> bool:
@@ -67,6 +126,13 @@ class IOChecks(SelectionBase):
         if comparer is None:
             return default_compare(expected, actual)
         return bool(comparer(expected, actual))
+
+    def _matches(self, wanted: Any, value: Value, contains: bool) -> bool:
+        """``wanted`` matches the value, or the text the producer recorded for it."""
+        forms = (value[0],) if value[1] is None else (value[0], value[1])
+        if contains:
+            return any(contains_text(v, wanted) for v in forms)
+        return any(self._compare(wanted, v) for v in forms)
 
     def _io(
         self,
@@ -80,26 +146,27 @@ class IOChecks(SelectionBase):
     ) -> Self:
         __tracebackhide__ = True
         if not wanted:
-            raise TypeError(f"{check} needs at least one value")
+            raise ValueError(f"{check} needs at least one value")
         if contains and not all(isinstance(w, str) for w in wanted):
             raise TypeError(f"{check} takes substrings (str)")
         values = self._values(which)
 
-        def hit(w: Any) -> bool:
-            if contains:
-                return any(contains_text(v, w) for v in values)
-            return any(self._compare(w, v) for v in values)
+        def hits_of(w: Any, among: list[Value]) -> list[Value]:
+            return [v for v in among if self._matches(w, v, contains)]
 
         args = ", ".join(short(w, 60) for w in wanted)
-        shown = "\n".join(f"  - {short(v, 200)}" for v in values[:20]) or "  (none recorded)"
+        shown = "\n".join(f"  - {short(v[0], 200)}" for v in values[:20]) or "  (none recorded)"
         details = f"{which}s in the selection ({len(values)}):\n{shown}"
         if negative:
-            hits = [w for w in wanted if hit(w)]
+            found = [(w, hits_of(w, values)) for w in wanted]
+            hits = [w for w, matched in found if matched]
             if hits:
                 verb = "contain" if contains else "be"
+                note = self._nested_values_note([v for _, matched in found for v in matched], which)
                 self._fail(
                     f"{check}({args})",
-                    f"expected no {which} to {verb} {', '.join(short(h, 60) for h in hits)}, but one did",
+                    f"expected no {which} to {verb} {', '.join(short(h, 60) for h in hits)}, "
+                    f"but one did{note}",
                     message=message,
                     details=details,
                 )
@@ -107,21 +174,56 @@ class IOChecks(SelectionBase):
         if not values:
             self._fail(
                 f"{check}({args})",
-                f"no {which} is recorded in the selection, so nothing can match",
+                f"no {which} is recorded in the selection, so nothing can match"
+                + self._left_out_note(which, wanted, contains),
                 message=message,
                 details=details,
             )
             return self
-        if not any(hit(w) for w in wanted):
+        if not any(hits_of(w, values) for w in wanted):
             verb = "containing" if contains else "equal to"
             which_of = "one of " if len(wanted) > 1 else ""
             self._fail(
                 f"{check}({args})",
-                f"expected an {which} {verb} {which_of}{args}, found none",
+                f"expected an {which} {verb} {which_of}{args}, found none"
+                + self._left_out_note(which, wanted, contains),
                 message=message,
                 details=details,
             )
         return self
+
+    def _nested_values_note(self, matched: list[Value], which: str) -> str:
+        """When the matching values are only nested agents' (spans of the selection): say so."""
+        if self._kind != "spans" or self._nested == "top" or not matched:
+            return ""
+        owners = span_owners(self.trace)
+        ids = {id(p) for p in self._principals()}
+        trace = self.trace
+        agents = []
+        for _, _, span in matched:
+            if span is None or not trace.contains(span):
+                return ""
+            owner = owners[trace.position(span)]
+            if owner is None or id(owner) in ids:
+                return ""
+            agents.append(owner)
+        names = ", ".join(dict.fromkeys(repr(a.name) for a in agents))
+        return (
+            f"{NOTE}recorded by nested agent {names}; use top_level_only() to check only the top-level "
+            "agents' own spans"
+        )
+
+    def _left_out_note(self, which: str, wanted: tuple[Any, ...], contains: bool) -> str:
+        """After ``top_level_only()``: whether a nested agent's span has a matching value."""
+        if self._nested != "top" or self._kind != "spans":
+            return ""
+        wide = self._with_nested()._values(which)
+        if any(self._matches(w, v, contains) for w in wanted for v in wide):
+            return (
+                f"{NOTE}top_level_only() left out the spans of nested agents, which record a matching "
+                f"{which} (without top_level_only(), nested agents' spans count)"
+            )
+        return ""
 
     # -- input -----------------------------------------------------------------------------------------
 

@@ -31,8 +31,10 @@ class ScopeChecks(IOChecks):
         __tracebackhide__ = True
         if not isinstance(scope_name, str) or not scope_name:
             raise TypeError("scope_name must be a non-empty str")
-        if contains and (not wanted or not all(isinstance(w, str) for w in wanted)):
-            raise TypeError(f"{check} takes one or more substrings (str)")
+        if contains and not wanted:
+            raise ValueError(f"{check} needs at least one substring")
+        if contains and not all(isinstance(w, str) for w in wanted):
+            raise TypeError(f"{check} takes substrings (str)")
         key = f"scope.{scope_name}"
         trace = self.trace
         selected = self._position_set()
@@ -84,7 +86,7 @@ class ScopeChecks(IOChecks):
     def has_any_scope(self, scope_name: str, *expected_values: Any, message: str | None = None) -> Self:
         __tracebackhide__ = True
         if not expected_values:
-            raise TypeError("has_any_scope needs at least one expected value")
+            raise ValueError("has_any_scope needs at least one expected value")
         return self._scope(
             "has_any_scope", scope_name, expected_values, contains=False, negative=False, message=message
         )
@@ -103,7 +105,7 @@ class ScopeChecks(IOChecks):
     ) -> Self:
         __tracebackhide__ = True
         if not unexpected_values:
-            raise TypeError("does_not_have_any_scope needs at least one value")
+            raise ValueError("does_not_have_any_scope needs at least one value")
         return self._scope(
             "does_not_have_any_scope",
             scope_name,

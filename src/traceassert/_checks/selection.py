@@ -13,6 +13,8 @@ from .._model.records import AgentInvocation, ModelCall, ToolExecution
 from .._model.span import Span
 from .._render import describe_tool
 from .._trace import Trace
+from .messages import compose
+from .nesting import outermost, span_owners
 
 if TYPE_CHECKING:
     from typing_extensions import Self
@@ -28,9 +30,8 @@ SOFT_COLLECTOR: contextvars.ContextVar[list[TraceAssertionError] | None] = conte
 
 
 def check_counts(count: int | None, min_count: int | None, max_count: int | None) -> None:
-    """Reject impossible count arguments at once (TypeError / ValueError)."""
-    if count is not None and (min_count is not None or max_count is not None):
-        raise TypeError("give either count= or min_count=/max_count=, not both")
+    """Reject impossible count arguments at once: TypeError for a wrong type, ValueError for a
+    negative count or an impossible combination."""
     for label, value in (("count", count), ("min_count", min_count), ("max_count", max_count)):
         if value is None:
             continue
@@ -38,6 +39,8 @@ def check_counts(count: int | None, min_count: int | None, max_count: int | None
             raise TypeError(f"{label} must be an int, got {value!r}")
         if value < 0:
             raise ValueError(f"{label} must be >= 0, got {value}")
+    if count is not None and (min_count is not None or max_count is not None):
+        raise ValueError("give either count= or min_count=/max_count=, not both")
     if min_count is not None and max_count is not None and min_count > max_count:
         raise ValueError(f"min_count ({min_count}) is greater than max_count ({max_count})")
 
@@ -163,9 +166,10 @@ class SelectionBase:
     # -- what is selected ----------------------------------------------------------------------------
 
     def selected_spans(self) -> list[Span]:
-        """The spans in the selection, in start order."""
+        """The spans in the selection, in start order (after ``top_level_only()``: without the spans
+        of nested agents)."""
         trace = self.trace
-        positions = self._selected_positions()
+        positions = self._top_positions() if self._nested == "top" else self._selected_positions()
         if positions is None:
             return list(trace.spans)
         spans = trace.spans
@@ -176,13 +180,52 @@ class SelectionBase:
         return self.selected_spans()
 
     def _position_set(self) -> frozenset[int] | None:
-        positions = self._selected_positions()
+        positions = self._top_positions() if self._nested == "top" else self._selected_positions()
         return None if positions is None else frozenset(positions)
 
     @property
     def narrowed(self) -> bool:
-        """True when the selection is not the whole trace."""
-        return self._kind != "spans" or self._positions is not None or self._roots is not None
+        """True when the selection is not the whole trace (``top_level_only()`` narrows it too)."""
+        return (
+            self._kind != "spans"
+            or self._positions is not None
+            or self._roots is not None
+            or self._nested == "top"
+        )
+
+    # -- nesting -------------------------------------------------------------------------------------
+
+    def _principals(self) -> list[AgentInvocation]:
+        """The invocations whose own work ``top_level_only()`` keeps: after ``called_agent``, those
+        selected; after ``called_tool``, the agents that made the calls; after a span selector, the
+        outermost agents whose work the spans are; else the top-level invocations."""
+        if self._agents is not None:
+            return list(self._agents)
+        if self._tools is not None:
+            return list({id(t.agent): t.agent for t in self._tools if t.agent is not None}.values())
+        trace = self.trace
+        positions = self._selected_positions()
+        if positions is None:
+            return list(trace.agents)
+        owners = span_owners(trace)
+        return outermost(inv for i in positions if (inv := owners[i]) is not None)
+
+    def _top_positions(self) -> tuple[int, ...]:
+        """The selected positions without the spans of agents nested below the principals."""
+        trace = self.trace
+        owners = span_owners(trace)
+        ids = {id(p) for p in self._principals()}
+        positions = self._selected_positions()
+        candidates = range(len(trace.spans)) if positions is None else positions
+        return tuple(i for i in candidates if (inv := owners[i]) is None or id(inv) in ids)
+
+    def _with_nested(self) -> Self:
+        """This selection with nested agents included, whatever ``top_level_only()`` said."""
+        if self._nested != "top":
+            return self
+        new = self._copy()
+        new._nested = None
+        return new
 
     def selected_tools(self) -> list[ToolExecution]:
         """Tool executions in the selection (after ``called_tool``: those executions)."""
@@ -192,7 +235,7 @@ class SelectionBase:
         if self._agents is not None:
             out: list[ToolExecution] = []
             for inv in self._agents:
-                out.extend(inv.all_tool_executions())
+                out.extend(inv.tool_executions if self._nested == "top" else inv.all_tool_executions())
             return out
         return self._in_selection(trace.tool_executions)
 
@@ -200,7 +243,7 @@ class SelectionBase:
         if self._agents is not None:
             seen: dict[int, ModelCall] = {}
             for inv in self._agents:
-                for call in inv.all_model_calls():
+                for call in inv.model_calls if self._nested == "top" else inv.all_model_calls():
                     seen.setdefault(id(call), call)
             return list(seen.values())
         return self._in_selection(self.trace.model_calls)
@@ -260,13 +303,15 @@ class SelectionBase:
         parts.append(f"checked: {self._describe_selection()}")
         if details:
             parts.append(details.rstrip())
+        hint = self._capture.diagnosis() if self._capture is not None and not trace.spans else None
+        if hint:
+            parts.append(f"hint: {hint}")
         parts.append(_tool_listing(trace))
         open_spans = trace.unfinished
         if open_spans:
             names = ", ".join(repr(s.name) for s in open_spans[:10])
             parts.append(f"note: {len(open_spans)} span(s) had not ended when checked: {names}")
-        parts.append("invocation tree:\n" + trace.render())
-        err = TraceAssertionError("\n".join(parts))
+        err = compose(parts, trace.render())
         collector = SOFT_COLLECTOR.get()
         if collector is not None:
             collector.append(err)

@@ -1,4 +1,4 @@
-"""Selectors and span-level checks: where / attributes / events, called_tool and called_agent."""
+"""Selectors and span-level checks: where / attributes / events (tools: ``tools``, agents: ``agents``)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from .._model.span import Span
 from .._render import short
 from .matching import values_equal
-from .selection import SelectionBase, check_counts, count_ok, count_text
+from .selection import SelectionBase
 
 if TYPE_CHECKING:
     from typing_extensions import Self
@@ -71,11 +71,13 @@ class SpanChecks(SelectionBase):
             raise TypeError("predicate must be a callable taking a Span")
         ev = _normalise_event(event)
         if not attribute and ev is None and predicate is None:
-            raise TypeError("give at least one of attribute=, event=, predicate=")
+            raise ValueError("give at least one of attribute=, event=, predicate=")
         trace = self.trace
         spans = trace.spans
         selected = self._position_set()
         candidates: Iterable[int]
+        # criteria the indexes answered whole, not checked again span by span
+        attribute_done = event_done = False
         if attribute:
             index = trace.attribute_index()
             keys = sorted(attribute, key=lambda key: len(index.get(key, ())))
@@ -86,20 +88,28 @@ class SpanChecks(SelectionBase):
                 by_value = trace.value_index(first, expected_first)
                 if by_value is not None:
                     candidates = by_value
-                    if len(attribute) == 1 and ev is None and predicate is None:
-                        if selected is None:
-                            return list(candidates)
-                        return [i for i in candidates if i in selected]
+                    attribute_done = len(attribute) == 1
         elif selected is not None:
             candidates = sorted(selected)
         else:
             candidates = range(len(spans))
+        if ev is not None:
+            # the spans with an event of that name (event index); its attributes are checked below
+            if attribute or selected is not None:
+                candidates = sorted(trace.event_positions(ev[0]).intersection(candidates))
+            else:
+                candidates = trace.event_index().get(ev[0], ())
+            event_done = not ev[1]
+        if (attribute_done or not attribute) and (event_done or ev is None) and predicate is None:
+            if selected is None:
+                return list(candidates)
+            return [i for i in candidates if i in selected]
         out: list[int] = []
         for i in candidates:
             if selected is not None and i not in selected:
                 continue
             span = spans[i]
-            if attribute:
+            if attribute and not attribute_done:
                 attrs = span.attributes
                 ok = True
                 for key, expected in attribute.items():
@@ -109,7 +119,7 @@ class SpanChecks(SelectionBase):
                         break
                 if not ok:
                     continue
-            if ev is not None and not _event_matches(span, ev[0], ev[1]):
+            if ev is not None and not event_done and not _event_matches(span, ev[0], ev[1]):
                 continue
             if predicate is not None and not predicate(span):
                 continue
@@ -230,128 +240,3 @@ class SpanChecks(SelectionBase):
             else:
                 lines.append(f"no selected span has attribute {key!r}")
         return "\n".join(lines)
-
-    # -- tools and agents ----------------------------------------------------------------------------
-
-    def called_tool(
-        self,
-        tool_name: str,
-        agent_name: str | None = None,
-        *,
-        count: int | None = None,
-        min_count: int | None = None,
-        max_count: int | None = None,
-        message: str | None = None,
-    ) -> Self:
-        """Narrow to the executions of ``tool_name`` (by ``agent_name`` when given); fail when their
-        number is not as asked (default: at least one). Failed executions count: the tool was called."""
-        __tracebackhide__ = True
-        check_counts(count, min_count, max_count)
-        if self.narrowed:
-            tools = self.selected_tools()
-            candidates = [t for t in tools if t.name == tool_name]
-        else:
-            tools = list(self.trace.tool_executions)
-            candidates = list(self.trace.reconstruction.tools_by_name.get(tool_name, ()))
-        found = [
-            t
-            for t in candidates
-            if agent_name is None or (t.agent is not None and t.agent.name == agent_name)
-        ]
-        if not count_ok(len(found), count, min_count, max_count):
-            by = f" by agent {agent_name!r}" if agent_name else ""
-            self._fail(
-                _call(
-                    "called_tool",
-                    tool_name,
-                    agent_name,
-                    count=count,
-                    min_count=min_count,
-                    max_count=max_count,
-                ),
-                f"expected {count_text(count, min_count, max_count)} call(s) of tool {tool_name!r}{by}, "
-                f"found {len(found)}",
-                message=message,
-                details=f"tools called in the selection: {_names(dict.fromkeys(t.name for t in tools))}",
-            )
-            return self._copy()
-        spans = tuple(t.span for t in found if t.span is not None)
-        return self._derive("tools", None, tools=tuple(found), roots=spans)
-
-    def does_not_call_tool(
-        self, tool_names: str | Iterable[str], agent_name: str | None = None, *, message: str | None = None
-    ) -> Self:
-        """Fail when any of ``tool_names`` was called (by ``agent_name`` when given)."""
-        __tracebackhide__ = True
-        names = {tool_names} if isinstance(tool_names, str) else set(tool_names)
-        found = [
-            t
-            for t in self.selected_tools()
-            if t.name in names
-            and (agent_name is None or (t.agent is not None and t.agent.name == agent_name))
-        ]
-        if found:
-            by = f" by agent {agent_name!r}" if agent_name else ""
-            self._fail(
-                _call("does_not_call_tool", tool_names, agent_name),
-                f"expected no call of {_names(sorted(names))}{by}, found {len(found)}: "
-                f"{_names(t.name for t in found)}",
-                message=message,
-            )
-        return self
-
-    def called_agent(
-        self,
-        agent_name: str,
-        *,
-        count: int | None = None,
-        min_count: int | None = None,
-        max_count: int | None = None,
-        message: str | None = None,
-    ) -> Self:
-        """Narrow to the invocations of ``agent_name`` (and everything below them); fail when their
-        number is not as asked (default: at least one)."""
-        __tracebackhide__ = True
-        check_counts(count, min_count, max_count)
-        agents = self._agents_in_scope()
-        found = [a for a in agents if a.name == agent_name]
-        if not count_ok(len(found), count, min_count, max_count):
-            self._fail(
-                _call("called_agent", agent_name, count=count, min_count=min_count, max_count=max_count),
-                f"expected {count_text(count, min_count, max_count)} invocation(s) of agent {agent_name!r}, "
-                f"found {len(found)}",
-                message=message,
-                details=f"agents in the selection: {_names(a.name for a in agents)}",
-            )
-            return self._copy()
-        spans = tuple(s for a in found for s in a.spans)
-        return self._derive("agents", None, agents=tuple(found), roots=spans)
-
-    def does_not_call_agent(self, agent_name: str, *, message: str | None = None) -> Self:
-        """Fail when ``agent_name`` was invoked in the selection."""
-        __tracebackhide__ = True
-        found = [a for a in self._agents_in_scope() if a.name == agent_name]
-        if found:
-            self._fail(
-                _call("does_not_call_agent", agent_name),
-                f"expected no invocation of agent {agent_name!r}, found {len(found)}",
-                message=message,
-            )
-        return self
-
-    def _agents_in_scope(self) -> list[Any]:
-        if self._agents is not None:
-            # below the selected agents: their nested invocations (the agents themselves included)
-            seen: dict[int, Any] = {}
-            for inv in self._agents:
-                for sub in inv.walk():
-                    seen.setdefault(id(sub), sub)
-            return list(seen.values())
-        return self.selected_agents()
-
-
-def _names(names: Iterable[str]) -> str:
-    items = list(names)
-    if not items:
-        return "none"
-    return ", ".join(repr(n) for n in items)

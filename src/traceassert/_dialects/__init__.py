@@ -5,20 +5,34 @@ alone that is False only when no span with that scope and those keys can be the 
 
 ``DIALECTS`` is asked in order and the first module that understands a span wins, so the specific
 producers come before the generic GenAI conventions that several of them also emit.
+
+The instrumentation scope is a hint, never the only evidence: an SDK ``to_json()`` dump, Monocle's and
+Okahu's files carry none, and a run must read the same from them as live. `classify_spans` (what the
+reconstruction uses) gives a span without a scope the scope its producer writes, where the attributes and
+span names tell it, and classifies the span as if it carried that scope. A dialect module says how with
+``scope_hint(span, trace_scopes) -> str | None``, asked twice:
+
+1. with ``trace_scopes`` empty: the scope the span's own attributes prove (e.g. ADK's
+   ``gcp.vertex.agent.*`` keys);
+2. for the spans still without one, with the scopes known for the other spans of the same trace (carried,
+   or proven in step 1): the scope of a span that its name shape and its trace's producer give away
+   (ADK's attribute-less ``invocation`` and ``agent_run [<agent>]`` spans, in a trace with other ADK
+   spans).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from types import ModuleType
 
 from .._model.span import Span
 from . import adk, genai, monocle, openinference, pydantic_ai, strands, traceloop
 from ._base import Operation, ToolCallRequest
 
-__all__ = ["DIALECTS", "Operation", "ToolCallRequest", "classify"]
+__all__ = ["DIALECTS", "Operation", "ToolCallRequest", "classify", "classify_spans", "scope_hints"]
 
 Classifier = Callable[[Span], "Operation | None"]
+Hinter = Callable[[Span, frozenset[str]], "str | None"]
 
 #: order matters: producers whose spans also carry gen_ai.* keys come before the generic GenAI reader
 DIALECTS: tuple[ModuleType, ...] = (
@@ -36,7 +50,13 @@ Signature = tuple[str | None, tuple[str, ...]]
 #: which dialects may claim spans of a (scope, attribute keys) signature: spans of one producer share
 #: a few signatures, so each dialect's name-based test runs once per signature, not once per span
 _CANDIDATES: dict[Signature, tuple[Classifier, ...]] = {}
+#: the same for the scope hints of spans without a scope (by attribute keys)
+_HINTERS: dict[tuple[str, ...], tuple[Hinter, ...]] = {}
 _CACHE_LIMIT = 20_000
+_ALL_HINTERS: tuple[Hinter, ...] = tuple(
+    d.scope_hint for d in DIALECTS if getattr(d, "scope_hint", None) is not None
+)
+_NO_SCOPES: frozenset[str] = frozenset()
 
 
 def _candidates(signature: Signature) -> tuple[Classifier, ...]:
@@ -51,7 +71,10 @@ def _candidates(signature: Signature) -> tuple[Classifier, ...]:
 
 
 def classify(span: Span) -> Operation | None:
-    """The operation ``span`` records, from the first dialect that understands it; None if none does."""
+    """The operation ``span`` records, from the first dialect that understands it; None if none does.
+
+    Reads the span alone: `classify_spans` also gives spans without a scope the one their trace shows.
+    """
     signature = (span.scope_name, tuple(span.attributes))
     fns = _CANDIDATES.get(signature)
     if fns is None:
@@ -64,3 +87,90 @@ def classify(span: Span) -> Operation | None:
         if op is not None:
             return op
     return None
+
+
+def _own_hinters(keys: tuple[str, ...]) -> tuple[Hinter, ...]:
+    fns = _HINTERS.get(keys)
+    if fns is None:
+        key_set = frozenset(keys)
+        fns = tuple(
+            d.scope_hint
+            for d in DIALECTS
+            if getattr(d, "scope_hint", None) is not None
+            and (getattr(d, "might_claim", None) is None or d.might_claim(None, key_set))
+        )
+        if len(_HINTERS) >= _CACHE_LIMIT:
+            _HINTERS.clear()
+        _HINTERS[keys] = fns
+    return fns
+
+
+def _hint(span: Span, hinters: tuple[Hinter, ...], trace_scopes: frozenset[str]) -> str | None:
+    for fn in hinters:
+        scope = fn(span, trace_scopes)
+        if scope is not None:
+            return scope
+    return None
+
+
+def scope_hints(spans: Sequence[Span]) -> dict[int, str]:
+    """``id(span) -> scope`` for the spans without an instrumentation scope whose producer's scope their
+    attributes, names and trace tell (see the module docstring)."""
+    scopeless = [span for span in spans if span.scope_name is None]
+    if not scopeless or not _ALL_HINTERS:
+        return {}
+    by_trace: dict[str, set[str]] = {}
+    for span in spans:
+        if span.scope_name is not None:
+            by_trace.setdefault(span.trace_id, set()).add(span.scope_name)
+    hints: dict[int, str] = {}
+    rest: list[Span] = []
+    for span in scopeless:
+        hinters = _own_hinters(tuple(span.attributes))
+        scope = _hint(span, hinters, _NO_SCOPES) if hinters else None
+        if scope is None:
+            rest.append(span)
+        else:
+            hints[id(span)] = scope
+            by_trace.setdefault(span.trace_id, set()).add(scope)
+    frozen = {trace_id: frozenset(scopes) for trace_id, scopes in by_trace.items()}
+    for span in rest:
+        trace_scopes = frozen.get(span.trace_id)
+        if trace_scopes:
+            scope = _hint(span, _ALL_HINTERS, trace_scopes)
+            if scope is not None:
+                hints[id(span)] = scope
+    return hints
+
+
+def classify_spans(spans: Sequence[Span]) -> list[Operation | None]:
+    """The operation of each span (as `classify`), spans without a scope read with the scope their
+    producer writes where `scope_hints` tells it."""
+    hints = scope_hints(spans)
+    if not hints:
+        return [classify(span) for span in spans]
+    out: list[Operation | None] = []
+    for span in spans:
+        scope = hints.get(id(span))
+        out.append(classify(span if scope is None else _with_scope(span, scope)))
+    return out
+
+
+def _with_scope(span: Span, scope: str) -> Span:
+    """A copy of ``span`` with ``scope`` as its scope, for the dialects to read (faster than replace)."""
+    return Span(
+        span.trace_id,
+        span.span_id,
+        span.parent_id,
+        span.name,
+        span.kind,
+        span.start_ns,
+        span.end_ns,
+        span.status,
+        span.attributes,
+        span.events,
+        span.resource,
+        scope,
+        span.scope_version,
+        span.links,
+    )

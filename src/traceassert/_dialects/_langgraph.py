@@ -10,16 +10,28 @@ A graph's state, its input and output, is ``{"messages": [...]}`` with LangChain
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 from .._model.span import Span
 from ._base import maybe_json
 
-__all__ = ["is_graph_root", "is_node", "metadata", "runs_graph", "state_messages"]
+__all__ = [
+    "is_graph_root",
+    "is_node",
+    "is_parent_command",
+    "metadata",
+    "parent_command_target",
+    "runs_graph",
+    "state_messages",
+]
 
 LANGGRAPH = "langgraph"
 _ROLES = {"human": "user", "ai": "assistant"}
+#: ``Command.PARENT``: a command for the graph that runs the current one
+_PARENT = "__parent__"
+_SEND_NODE = re.compile(r"Send\(node=['\"](?P<node>[^'\"]+)['\"]")
 
 
 def metadata(value: Any) -> Mapping[str, Any]:
@@ -77,3 +89,30 @@ def state_messages(value: Any) -> list[dict[str, Any]] | None:
         messages = [_message(m) for m in value["messages"]]
         return [m for m in messages if m is not None]
     return None
+
+
+def parent_command_target(value: Any) -> str | None:
+    """The node a tool's result sends the parent graph to: a serialised ``Command(graph=Command.PARENT,
+    goto=...)`` (a node name, or ``Send(node=..., ...)`` items; the first target when there are several).
+    None for anything else."""
+    value = maybe_json(value)
+    if not isinstance(value, Mapping) or value.get("graph") != _PARENT:
+        return None
+    goto = value.get("goto")
+    for item in goto if isinstance(goto, list | tuple) else (goto,):
+        if isinstance(item, Mapping) and isinstance(item.get("node"), str):
+            return str(item["node"])
+        if isinstance(item, str) and item:
+            match = _SEND_NODE.match(item)
+            return match["node"] if match else item
+    return None
+
+
+def is_parent_command(error_type: str | None, message: str | None) -> bool:
+    """The error LangGraph raises to pass a ``Command(graph=Command.PARENT)`` up to the parent graph
+    (``langgraph.errors.ParentCommand``): control flow, not a failure."""
+    # a status description alone may be split into "type: message" at its first colon
+    for text in (error_type or "", message or ""):
+        if "ParentCommand" in text or text.startswith("Command(graph="):
+            return True
+    return False

@@ -178,11 +178,24 @@ def _flat_index(key: str, prefix: str) -> tuple[int, str] | None:
     return int(head), field
 
 
+#: a flattened message list starts with one of these (a completion that only asked for a tool, as
+#: LiteLLM and older OpenLLMetry record it, has nothing but ``function_call.*``)
+_FIRST_FIELDS = ("role", "content", "tool_calls.0.name", "function_call.name")
+#: prefix -> the keys of ``_FIRST_FIELDS`` under it (made once per prefix, not per span)
+_FIRST_KEYS: dict[str, tuple[str, ...]] = {}
+
+
 def flat_messages(attributes: Mapping[str, Any], prefix: str) -> list[dict[str, Any]] | None:
     """Messages flattened under ``prefix`` (``gen_ai.prompt`` / ``gen_ai.completion``), in index order,
     as OpenAI-style dicts; None when there are none."""
     start = prefix + "."
-    if not any(f"{start}0.{f}" in attributes for f in ("role", "content", "tool_calls.0.name")):
+    firsts = _FIRST_KEYS.get(prefix)
+    if firsts is None:
+        firsts = _FIRST_KEYS[prefix] = tuple(f"{start}0.{f}" for f in _FIRST_FIELDS)
+    for first in firsts:
+        if first in attributes:
+            break
+    else:
         return None
     found: dict[int, dict[str, Any]] = {}
     calls: dict[int, dict[int, dict[str, Any]]] = {}

@@ -21,6 +21,8 @@ Differences from plain GenAI that matter here:
   ``ReflectAndRetryToolPlugin`` report a failure back to the model) failed, as ADK's own ``FunctionTool``
   judges it (recent releases also set ``error.type`` and an ERROR status on the span);
 - ``execute_tool (merged)`` spans (parallel calls) only group the real tool spans: classified as other;
+- the built-in ``transfer_to_agent`` tool hands off to the agent named in its ``agent_name`` argument:
+  a handoff, not a tool execution;
 - content can be switched off: placeholders (``"{}"`` for both arguments and response, ``"N/A"``,
   ``"<not specified>"``) mean "not recorded", not empty values.
 """
@@ -37,6 +39,7 @@ from .._model.span import Span
 from . import _keys as k
 from . import genai
 from ._base import Operation, ToolCallRequest, as_int, as_str, as_str_tuple, error_info, maybe_json
+from ._handoffs import handoff_operation, named_target
 from ._messages import final_text, user_text
 
 __all__ = ["NAME", "SCOPE", "classify"]
@@ -69,6 +72,26 @@ def might_claim(scope: str | None, keys: frozenset[str]) -> bool:
     """Whether spans of this scope with these attribute keys can be this dialect's (a necessary
     condition, from names only: the dispatcher caches it per key signature)."""
     return scope == SCOPE or k.SYSTEM in keys or any(key.startswith(_PREFIX) for key in keys)
+
+
+def scope_hint(span: Span, trace_scopes: frozenset[str]) -> str | None:
+    """ADK's scope for a span without one (an SDK dump): from ADK's own keys, or, for the spans ADK
+    writes with no attributes (``invocation``, ``agent_run [<agent>]``, ...), from their name in a trace
+    with other ADK spans."""
+    if not trace_scopes:
+        return SCOPE if _is_adk(span) else None
+    if SCOPE in trace_scopes and _adk_name(span.name):
+        return SCOPE
+    return None
+
+
+def _adk_name(name: str) -> bool:
+    """A span name only ADK writes (the runner, legacy agent and tool spans, the legacy model call)."""
+    return (
+        name in ("invocation", "call_llm", "execute_tool (merged)")
+        or _AGENT_RUN.fullmatch(name) is not None
+        or _TOOL_CALL.fullmatch(name) is not None
+    )
 
 
 def classify(span: Span) -> Operation | None:
@@ -129,7 +152,7 @@ def _tool(span: Span, name: str) -> Operation:
     if failed:
         error = _tool_error(span, reported)
     result = _unwrap(response)
-    return Operation(
+    op = Operation(
         kind="tool",
         dialect=NAME,
         name=name,
@@ -141,6 +164,10 @@ def _tool(span: Span, name: str) -> Operation:
         failed=failed,
         error=error,
     )
+    if name != "transfer_to_agent":
+        return op
+    # ADK's built-in handoff tool: the agent it transfers to is its ``agent_name`` argument
+    return handoff_operation(op, as_str(attrs.get(k.AGENT_NAME)), named_target(name, raw_args))
 
 
 def _unwrap(response: Any) -> Any:

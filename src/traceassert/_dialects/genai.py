@@ -15,6 +15,7 @@ from .._model.span import Span
 from . import _keys as k
 from ._base import Operation, as_int, as_str, as_str_tuple, error_info, maybe_json
 from ._messages import final_text, requested_tool_calls, user_text
+from ._traceloop_payloads import flat_messages
 
 __all__ = ["NAME", "classify", "model_fields", "operation_name"]
 
@@ -73,7 +74,10 @@ def model_fields(span: Span, op: str, dialect: str = NAME) -> Operation:
     output_messages = attrs.get(k.OUTPUT_MESSAGES)
     if output_messages is None:
         output_messages = attrs.get(k.COMPLETION)
-    output_messages = maybe_json(output_messages)  # parsed once for the text and the tool calls
+    # parsed once for the text and the tool calls; else flattened (gen_ai.completion.0.function_call.name)
+    output_messages = (
+        maybe_json(output_messages) if output_messages is not None else flat_messages(attrs, k.COMPLETION)
+    )
     stream = attrs.get(k.REQUEST_STREAM)
     if stream is None:
         stream = attrs.get("gen_ai.is_streaming")

@@ -5,8 +5,8 @@ A Monocle span says what it is in ``span.type``:
 - ``workflow`` (the root Monocle adds to every trace) and ``agentic.turn`` / ``agentic.request`` (the
   request sent to the top-level agent) are workflows;
 - ``agentic.invocation`` is an agent run, ``agentic.tool.invocation`` and ``agentic.mcp.invocation`` are
-  tool executions; ``agentic.delegation`` (a handoff between agents) is recorded as ``other``: the agent
-  handed to has its own invocation span, nested wherever the producer put it;
+  tool executions; ``agentic.delegation`` is a handoff (``entity.1.from_agent`` -> ``to_agent``): the
+  agent handed to has its own invocation span, nested wherever the producer put it;
 - ``inference`` (a provider call), ``inference.framework`` (a framework's model call, e.g. LangChain's)
   and ``*.modelapi`` (a provider call made inside a framework call: it carries no usage) are model calls;
   nested ones collapse into one logical call in the reconstructor; ``embedding`` is an embeddings call;
@@ -22,15 +22,18 @@ are.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from .._model.records import ErrorInfo
 from .._model.span import Span
+from .._model.tree import SpanTree
 from ._base import Operation, ToolCallRequest, as_int, as_str, error_info, maybe_json
+from ._handoffs import handoff_span
 from ._messages import message_text
+from ._monocle_args import name_arguments
 
-__all__ = ["NAME", "classify", "entity"]
+__all__ = ["NAME", "classify", "entity", "refine"]
 
 NAME = "monocle"
 
@@ -45,6 +48,9 @@ _OTHER_TYPES = frozenset({"agentic.delegation", "generic", "http.process", "http
 _KNOWN = _WORKFLOW_TYPES | _AGENT_TYPES | _TOOL_TYPES | _MODEL_TYPES | _RETRIEVAL_TYPES | _EMBEDDING_TYPES
 _MODELAPI = ".modelapi"
 _USER_ROLES = ("user", "human")
+#: CrewAI methods monocle-apptrace 0.7 records as ``agentic.invocation`` that are not an agent's run: a
+#: task (entity name ``Task``) and a crew run inside a tool (``crew``); the agent is ``Agent.execute_task``
+_CREWAI_NOT_AGENTS = ("crewai.task.Task.", "crewai.crew.Crew.")
 
 
 def _is_monocle(span: Span, span_type: str) -> bool:
@@ -56,19 +62,27 @@ def _is_monocle(span: Span, span_type: str) -> bool:
     return known and ("entity.count" in attrs or any(key.startswith("entity.1.") for key in attrs))
 
 
+#: ``entity.N.type`` and ``entity.N.name`` for the usual N (built once, not per lookup)
+_ENTITY_KEYS = tuple((f"entity.{n}.type", f"entity.{n}.name") for n in range(32))
+
+
 def entity(attrs: Mapping[str, Any], *prefixes: str, key: str = "name") -> str | None:
     """``entity.N.<key>`` of the lowest-numbered entity whose type starts with one of ``prefixes``."""
     index = 1
     misses = 0
+    get = attrs.get
     while misses < 3:  # entity numbers are dense in practice; tolerate a small gap
-        etype = attrs.get(f"entity.{index}.type")
-        name = attrs.get(f"entity.{index}.name")
+        type_key, name_key = (
+            _ENTITY_KEYS[index] if index < 32 else (f"entity.{index}.type", f"entity.{index}.name")
+        )
+        etype = get(type_key)
+        name = get(name_key)
         if etype is None and name is None:
             misses += 1
         else:
             misses = 0
             if isinstance(etype, str) and etype.startswith(prefixes):
-                value = attrs.get(f"entity.{index}.{key}")
+                value = name if key == "name" else get(f"entity.{index}.{key}")
                 if value is not None and value != "":
                     return as_str(value)
         index += 1
@@ -76,12 +90,15 @@ def entity(attrs: Mapping[str, Any], *prefixes: str, key: str = "name") -> str |
 
 
 def _event_value(span: Span, event: str, *keys: str, last: bool = False) -> Any:
-    events = [ev for ev in span.events if ev.name == event]
-    if last:
-        events.reverse()
-    for ev in events:
+    events = span.events
+    if not events:
+        return None
+    for ev in reversed(events) if last else events:
+        if ev.name != event:
+            continue
+        attrs = ev.attributes
         for key in keys:
-            value = ev.attributes.get(key)
+            value = attrs.get(key)
             if value is not None and value != "":
                 return value
     return None
@@ -195,7 +212,7 @@ def _model(span: Span, span_type: str, failed: bool | None, error: ErrorInfo | N
     provider = ptype.partition(".")[2] if ptype else None
     if not provider or provider == "generic":
         provider = entity(attrs, "inference.", key="provider_name") or provider or None
-    output = _event_value(span, "data.output", "response", last=True)
+    output = maybe_json(_event_value(span, "data.output", "response", last=True))  # parsed once
     return Operation(
         kind="model",
         dialect=NAME,
@@ -208,8 +225,9 @@ def _model(span: Span, span_type: str, failed: bool | None, error: ErrorInfo | N
         total_tokens=total,
         finish_reasons=(reason,) if reason else (),
         input=_text(_event_value(span, "data.input", "input")),
-        output=_text(output),
-        requested_tools=_requests(output),
+        # a JSON string holding a string: the text as it is (``_text`` would parse it again)
+        output=output if isinstance(output, str) else _text(output),
+        requested_tools=() if isinstance(output, str) else _requests(output),
         failed=failed,
         error=error,
     )
@@ -229,7 +247,9 @@ def classify(span: Span) -> Operation | None:
     failed, error = _outcome(span)
     inp = _event_value(span, "data.input", "input")
     out = _event_value(span, "data.output", "response", "output", last=True)
-    if span_type in _WORKFLOW_TYPES:
+    if span_type in _WORKFLOW_TYPES or (
+        span_type in _AGENT_TYPES and span.name.startswith(_CREWAI_NOT_AGENTS)
+    ):
         name = entity(attrs, "workflow.", "agent.") or as_str(attrs.get("workflow.name")) or span.name
         return Operation(
             kind="workflow",
@@ -250,6 +270,7 @@ def classify(span: Span) -> Operation | None:
             conversation_id=as_str(attrs.get("scope.agentic.session")),
             failed=failed,
             error=error,
+            from_agent=as_str(attrs.get("entity.1.from_agent")),  # the agent control came from
         )
     if span_type in _TOOL_TYPES:
         # the tool is entity 1; its type is set only when the call returns, so fall back to the index
@@ -288,6 +309,17 @@ def classify(span: Span) -> Operation | None:
         )
     if span_type == "agentic.delegation":
         target = as_str(attrs.get("entity.1.to_agent"))
-        source = as_str(attrs.get("entity.1.from_agent"))
-        return Operation(kind="other", dialect=NAME, name=f"delegation {source or '?'} -> {target or '?'}")
+        return handoff_span(NAME, as_str(attrs.get("entity.1.from_agent")), target, failed, error)
     return Operation(kind="other", dialect=NAME, name=span.name)
+
+
+def _is_crewai(span: Span) -> bool:
+    """A CrewAI tool span: the tool is entity 1, the agent running it entity 2."""
+    attrs = span.attributes
+    return attrs.get("entity.1.type") == "tool.crewai" or attrs.get("entity.2.type") == "agent.crewai"
+
+
+def refine(trace: SpanTree, operation_of: Callable[[Span], Operation | None]) -> list[tuple[Span, Operation]]:
+    """Tool inputs that older releases recorded without the parameter names, named (see
+    ``_monocle_args``: by the values of the model's request, and CrewAI's ``name: value`` strings)."""
+    return name_arguments(trace, operation_of, NAME, _is_crewai)

@@ -49,6 +49,7 @@ from typing import TYPE_CHECKING, Any
 from .._model.span import Span
 from . import _langgraph as lg
 from ._base import Operation, as_int, as_str, as_str_tuple, error_info, maybe_json
+from ._handoffs import handoff_span, langgraph_handoff
 from ._messages import final_text, requested_tool_calls, user_text
 
 if TYPE_CHECKING:
@@ -292,6 +293,21 @@ def might_claim(scope: str | None, keys: frozenset[str]) -> bool:
     return TOOL_NAME in keys and (INPUT_VALUE in keys or TOOL_PARAMETERS in keys)
 
 
+#: what the OpenAI Agents instrumentation's trace span may carry (it names no agent and has no data)
+_TRACE_SPAN_KEYS = frozenset({SPAN_KIND, SESSION_ID, METADATA, "user.id", "tag.tags"})
+
+
+def scope_hint(span: Span, trace_scopes: frozenset[str]) -> str | None:
+    """The OpenAI Agents instrumentation's scope for a span without one (an SDK dump): its agent spans
+    carry ``graph.node.id``; its trace span (an AGENT span with nothing else) is known by its trace."""
+    attrs = span.attributes
+    if attrs.get(SPAN_KIND) != "AGENT":
+        return None
+    own = not trace_scopes and GRAPH_NODE_ID in attrs
+    trace_span = _OPENAI_AGENTS_SCOPE in trace_scopes and _TRACE_SPAN_KEYS.issuperset(attrs)
+    return _OPENAI_AGENTS_SCOPE if own or trace_span else None
+
+
 def classify(span: Span) -> Operation | None:
     attrs = span.attributes
     kind = _kind(attrs)
@@ -300,10 +316,10 @@ def classify(span: Span) -> Operation | None:
     failed = _failed(span)
     error = _error(span) if failed else None
     if kind == "TOOL":
-        if TOOL_NAME not in attrs and span.name.startswith("handoff to "):
-            # an OpenAI Agents handoff: control passes to another agent, whose span follows
-            return Operation(kind="other", dialect=NAME, name=span.name)
-        return _tool(span, failed, error)
+        if TOOL_NAME not in attrs and span.name.startswith("handoff to "):  # OpenAI Agents SDK handoff
+            to = as_str(attrs.get(OUTPUT_VALUE)) or span.name[len("handoff to ") :].strip()
+            return handoff_span(NAME, as_str(attrs.get(INPUT_VALUE)), to, failed, error)
+        return langgraph_handoff(_tool(span, failed, error))  # a handoff when it returns a parent Command
     if kind == "LLM":
         return _model(span, "text_completion" if _has_prefix(attrs, LLM_PROMPTS) else "chat", failed, error)
     if kind == "EMBEDDING":

@@ -20,7 +20,10 @@ What the GenAI reader alone would get wrong:
 - tool results are content blocks (``[{"text": ...}]``, ``[{"json": ...}]``): a single block is unwrapped
   to its text or JSON value;
 - the stop reason (``end_turn``, ``tool_use``) is only in the ``gen_ai.choice`` event or the output
-  messages' ``finish_reason``.
+  messages' ``finish_reason``;
+- a swarm's ``handoff_to_agent`` tool passes control to the agent named in its ``agent_name`` argument:
+  a handoff, not a tool execution (the next agent's ``invoke_agent`` span is a sibling under
+  ``invoke_swarm``).
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from .._model.span import Span, freeze_attributes
 from . import _keys as k
 from . import genai
 from ._base import Operation, ToolCallRequest, maybe_json
+from ._handoffs import handoff_operation, named_target
 from ._messages import final_text, requested_tool_calls, user_text
 
 __all__ = ["MARKER", "NAME", "SCOPE", "classify"]
@@ -197,7 +201,11 @@ def _tool(span: Span, op: Operation) -> Operation:
         else:
             result = _tool_response(_details_value(span, k.OUTPUT_MESSAGES))
     result = _block_value(result)
-    return dataclasses.replace(op, arguments=arguments, input=arguments, result=result, output=result)
+    op = dataclasses.replace(op, arguments=arguments, input=arguments, result=result, output=result)
+    if op.name != "handoff_to_agent":
+        return op
+    # a swarm's handoff tool: control goes to the agent named in ``agent_name``
+    return handoff_operation(op, None, named_target(op.name, arguments))
 
 
 def _tool_response(messages: Any) -> Any:

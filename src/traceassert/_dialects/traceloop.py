@@ -26,8 +26,11 @@ What each span is:
 - ``traceloop.span.kind`` ``workflow`` / ``task`` (``Agent Workflow``, ``execute_task X``, ``X.task``):
   workflow steps, named by their entity name (so that LangGraph's ``execute_task helper`` is found to be
   the body of the ``invoke_agent helper`` span beside it, see ``_regroup``).
-- ``vector_db_retrieve X``: a retrieval. Anything else (handoffs, ``goto``, ``create_agent``): other,
-  with ``gen_ai.agent.name`` kept as ``agent_hint``.
+- handoffs: the OpenAI Agents SDK's ``<from> → <to>.handoff`` (``traceloop.span.kind=handoff``,
+  ``gen_ai.handoff.from_agent`` / ``.to_agent``; the target is often not recorded) and a LangGraph tool
+  whose result is a ``Command`` to the parent graph;
+- ``vector_db_retrieve X``: a retrieval. Anything else (``goto``, ``create_agent``): other, with
+  ``gen_ai.agent.name`` kept as ``agent_hint``.
 """
 
 from __future__ import annotations
@@ -42,6 +45,7 @@ from .._model.span import Span
 from . import _keys as k
 from . import _traceloop_payloads as p
 from ._base import Operation, as_int, as_str, as_str_tuple, error_info, maybe_json
+from ._handoffs import handoff_span, langgraph_handoff
 from ._messages import final_text, requested_tool_calls, user_text
 from .genai import model_fields
 
@@ -295,7 +299,12 @@ def classify(span: Span) -> Operation | None:
     op_name = attrs.get(k.OPERATION_NAME)
     failed = _failed(span)
     if tl_kind == "tool" or op_name == k.OP_EXECUTE_TOOL:
-        return _tool(span, failed)
+        return langgraph_handoff(_tool(span, failed))  # a handoff when it returns a parent Command
+    if tl_kind == "handoff" or op_name == "handoff":  # OpenAI Agents SDK
+        to = as_str(attrs.get("gen_ai.handoff.to_agent"))
+        from_agent = as_str(attrs.get("gen_ai.handoff.from_agent"))
+        error = _error(span) if failed else None
+        return handoff_span(NAME, from_agent, None if to == "unknown" else to, failed, error)
     model_op = _model_operation(span)
     if model_op is not None:
         return _model(span, model_op)

@@ -265,9 +265,22 @@ def format_summary(tests: Sequence[Mapping[str, Any]], report_path: str | None =
     return lines
 
 
-def write_report(path: str, tests: Sequence[Mapping[str, Any]]) -> None:
-    """Write one JSON line per test, then one ``summary`` line."""
+def write_report(
+    path: str, tests: Sequence[Mapping[str, Any]], *, redact: bool | Iterable[str] = True
+) -> None:
+    """Write one JSON line per test, then one ``summary`` line.
+
+    Secrets in the records (score values and details, for example) are redacted unless ``redact=False``;
+    an iterable of regular expressions redacts the keys they match as well. Token counts stay.
+    """
+    from .._loaders.redact import redact_value
+
+    patterns: Iterable[str] = () if redact is True or redact is False else list(redact)
+    records = [jsonable({"type": "test", **t}) for t in tests]
+    if redact is not False:
+        records = [redact_value(r, patterns) for r in records]
+    # the summary is made from the written records: score names stay, label values are as redacted
+    records.append(jsonable(summarize(records)))
     with open(path, "w", encoding="utf-8") as fh:
-        for t in tests:
-            fh.write(json.dumps(jsonable({"type": "test", **t}), ensure_ascii=False) + "\n")
-        fh.write(json.dumps(jsonable(summarize(tests)), ensure_ascii=False) + "\n")
+        for record in records:
+            fh.write(json.dumps(record, ensure_ascii=False) + "\n")

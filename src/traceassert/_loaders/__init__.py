@@ -7,7 +7,8 @@ Formats (``FORMATS``; ``format=`` also takes the ``ALIASES``):
 - ``jaeger``: Jaeger's JSON (``{"data": [{"traceID", "spans", "processes"}]}``);
 - ``sdk``: ``ReadableSpan.to_json()`` objects: an array (Monocle's files), JSON Lines, or the
   ``ConsoleSpanExporter``'s objects one after another;
-- ``okahu``: Monocle spans as Okahu's API returns them (``span_name``, ``entity`` lists).
+- ``okahu``: Monocle spans as Okahu's API returns them (``span_name``, ``entity`` lists);
+- ``phoenix``: Arize Phoenix's span JSON (its REST API, or ``get_spans_dataframe()`` saved as JSON).
 
 Any of them may be gzip-compressed (found by its magic bytes). See docs/trace-files.md.
 """
@@ -70,7 +71,8 @@ def load_trace(
     """Load a file, several files, or a directory of trace files into one ``Trace``.
 
     ``format`` (one of ``FORMATS`` or ``ALIASES``) skips auto-detection. ``max_bytes`` caps the size of
-    each file after decompression (None: no cap). Raises ``TraceLoadError`` for unreadable input; what
+    each file after decompression (None: no cap). Raises ``TraceLoadError`` for unreadable input, and
+    for a file without spans (``no spans in FILE``: empty, or cut off before its first span); what
     was repaired (a file cut off, invalid UTF-8) is in ``Trace.warnings`` and is also issued as a
     ``TraceAssertWarning``.
     """
@@ -149,7 +151,30 @@ def _parse_into(result: LoadResult, buffer: Buffer, where: str, forced: str | No
         ctx.warnings.append(f"{where}: dropped {ctx.dropped} span record(s) marked as incomplete")
     if ctx.order_issues:
         ctx.warnings.append(f"{where}: {ctx.order_issues} span(s) end before they start")
-    if fmt is None and not ctx.spans:
-        ctx.warnings.append(f"{where}: no spans in the file")
+    if not ctx.spans:
+        raise ctx.foreign_error if ctx.foreign_error is not None else _no_spans(ctx, where)
+    if ctx.foreign:
+        ctx.warnings.append(
+            f"{where}: skipped {ctx.foreign} line(s) that are not JSON (a program's own output between "
+            "the spans ConsoleSpanExporter printed)"
+        )
+    if ctx.other_signals:
+        signals = " and ".join(sorted(ctx.other_signals))
+        ctx.warnings.append(f"{where}: ignored the OTLP {signals} in the file: only traces are read")
     result.spans.extend(ctx.spans)
     result.warnings.extend(ctx.warnings)
+
+
+def _no_spans(ctx: Context, where: str) -> TraceLoadError:
+    """A file without spans is an error, never an empty trace that every negative check would pass on."""
+    if ctx.other_signals:
+        why = f"it holds OTLP {' and '.join(sorted(ctx.other_signals))}, not traces"
+    elif ctx.cuts:
+        why = f"the data is cut off at {ctx.cuts[0]}, before the first complete span"
+    elif ctx.dropped:
+        why = f"its {ctx.dropped} span record(s) are all marked incomplete"
+    else:
+        why = "the file is empty or holds no span records"
+    error = TraceLoadError(f"no spans in {where}: {why}")
+    error.path = where
+    return error

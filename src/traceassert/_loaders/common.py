@@ -6,7 +6,7 @@ import base64
 import binascii
 import re
 import types
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import fields
 from datetime import datetime, timedelta
 from typing import Any
@@ -17,6 +17,7 @@ from .._model.span import EMPTY_MAPPING, Span, SpanEvent, SpanLink, Status
 __all__ = [
     "CONVERSION_ERRORS",
     "MAX_VALUE_DEPTH",
+    "OTHER_SIGNALS",
     "TRUNCATED",
     "Context",
     "freeze_json",
@@ -29,6 +30,17 @@ __all__ = [
 #: Key the truncation repair adds to every JSON object it had to close (see ``_repair``). Converters
 #: drop the span records that carry it.
 TRUNCATED = "\x00truncated"
+
+#: OTLP documents of the other signals, which a trace file may also carry (the Collector's file exporter
+#: writes every pipeline's requests): key -> what it is
+OTHER_SIGNALS = {
+    "resourceLogs": "logs (resourceLogs)",
+    "resource_logs": "logs (resourceLogs)",
+    "resourceMetrics": "metrics (resourceMetrics)",
+    "resource_metrics": "metrics (resourceMetrics)",
+    "resourceProfiles": "profiles (resourceProfiles)",
+    "resource_profiles": "profiles (resourceProfiles)",
+}
 
 #: Attribute values nested deeper than this (arrays in arrays, kvlists in kvlists) are refused.
 MAX_VALUE_DEPTH = 64
@@ -52,7 +64,20 @@ _STATUS_CACHE = {code: Status(code, None) for code in ("UNSET", "OK", "ERROR")}
 class Context:
     """One file being read: where it is, the spans made so far, and what had to be repaired."""
 
-    __slots__ = ("cuts", "dropped", "keys", "order_issues", "path", "spans", "trace_ids", "tried", "warnings")
+    __slots__ = (
+        "cuts",
+        "dropped",
+        "foreign",
+        "foreign_error",
+        "keys",
+        "order_issues",
+        "other_signals",
+        "path",
+        "spans",
+        "trace_ids",
+        "tried",
+        "warnings",
+    )
 
     def __init__(self, path: str, tried: tuple[str, ...] = ()) -> None:
         self.path = path
@@ -69,6 +94,18 @@ class Context:
         #: trace ids as written -> as hex
         self.trace_ids: dict[Any, str] = {}
         self.tried = tried
+        #: lines between the records that are not JSON (a program's own output around the
+        #: ConsoleSpanExporter's), skipped; and the error the first of them gave
+        self.foreign = 0
+        self.foreign_error: TraceLoadError | None = None
+        #: OTLP signals other than traces found in the file (``resourceLogs``, ...), ignored
+        self.other_signals: set[str] = set()
+
+    def note_other_signals(self, value: Mapping[str, Any]) -> bool:
+        """Note the logs, metrics or profiles an OTLP document carries; True if it carries any."""
+        found = [key for key in OTHER_SIGNALS if key in value]
+        self.other_signals.update(OTHER_SIGNALS[key] for key in found)
+        return bool(found)
 
     def error(self, message: str, position: str | None = None) -> TraceLoadError:
         return TraceLoadError(message, path=self.path, position=position, formats_tried=self.tried)
@@ -131,6 +168,10 @@ _ISO = re.compile(
 )
 
 
+#: "YYYY-MM-DDTHH:MM:SS" -> seconds since the epoch (UTC), for the timestamps read so far
+_SECONDS: dict[str, int] = {}
+
+
 def iso_to_ns(value: Any) -> int | None:
     """Nanoseconds since the epoch from an ISO 8601 string (``Z`` or an offset; naive means UTC).
 
@@ -140,12 +181,24 @@ def iso_to_ns(value: Any) -> int | None:
     if value is None:
         return None
     if value.__class__ is str:
+        # the SDK's form, "2024-10-14T18:54:37.137734Z": the date and time to the second are read
+        # once (below) and then looked up; the fraction is read here
+        if value[-1:] == "Z" and value[19:20] == ".":
+            frac = value[20:-1]
+            if len(frac) <= 9 and frac.isdecimal():
+                known = _SECONDS.get(value[:19])
+                if known is not None:
+                    return known * 1_000_000_000 + int(frac.ljust(9, "0"))
         m = _ISO.match(value.strip())
         if m is None:
             raise ValueError(f"not an ISO 8601 timestamp: {value[:60]!r}")
         y, mo, d, h, mi, s, frac, tz = m.groups()
         dt = datetime(int(y), int(mo), int(d), int(h), int(mi), int(s))
         seconds = (dt - _EPOCH) // timedelta(seconds=1)
+        if value[:1] == y[:1]:  # no leading space: value[:19] is the date and time to the second
+            if len(_SECONDS) >= 100_000:
+                _SECONDS.clear()
+            _SECONDS[value[:19]] = seconds
         if tz and tz not in ("Z", "z"):
             sign = -1 if tz[0] == "-" else 1
             digits = tz[1:].replace(":", "")
@@ -228,40 +281,28 @@ _FIELDS = (
     "scope_version",
     "links",
 )
-# A frozen dataclass's __init__ goes through object.__setattr__ once per field; writing the slots
-# directly is about 3x cheaper, which matters at 100,000 spans. Used only while Span is slotted with
-# exactly these fields; otherwise the constructor is called.
-_SETTERS = tuple(getattr(Span, name, None) for name in _FIELDS)
-_FAST = tuple(f.name for f in fields(Span)) == _FIELDS and all(
-    isinstance(s, types.MemberDescriptorType) for s in _SETTERS
-)
 
 
-def _setter(name: str) -> Callable[[Span, Any], None]:
-    if not _FAST:
-        return _unused
-    descriptor = getattr(Span, name)
-    return descriptor.__set__  # type: ignore[no-any-return]
+# A frozen dataclass's __init__ goes through object.__setattr__ once per field, which matters at
+# 100,000 spans. ``_Blank`` has Span's slots in the same order and no frozen ``__setattr__``: a span is
+# filled in as a ``_Blank`` (plain slot writes) and then given its class, about 3x cheaper. Used only
+# while Span is slotted with exactly these fields and CPython accepts the class change (checked here);
+# otherwise the constructor is called.
+class _Blank:
+    __slots__ = _FIELDS
 
 
-def _unused(span: Span, value: Any) -> None:  # pragma: no cover - only when Span is not slotted
-    raise AssertionError("not used")
+def _can_retype() -> bool:
+    if tuple(f.name for f in fields(Span)) != _FIELDS or getattr(Span, "__slots__", None) != _FIELDS:
+        return False
+    try:
+        _Blank().__class__ = Span  # type: ignore[assignment]
+    except TypeError:  # pragma: no cover - another layout
+        return False
+    return True
 
 
-_set_trace_id = _setter("trace_id")
-_set_span_id = _setter("span_id")
-_set_parent_id = _setter("parent_id")
-_set_name = _setter("name")
-_set_kind = _setter("kind")
-_set_start_ns = _setter("start_ns")
-_set_end_ns = _setter("end_ns")
-_set_status = _setter("status")
-_set_attributes = _setter("attributes")
-_set_events = _setter("events")
-_set_resource = _setter("resource")
-_set_scope_name = _setter("scope_name")
-_set_scope_version = _setter("scope_version")
-_set_links = _setter("links")
+_FAST = _can_retype()
 
 
 def make_span(
@@ -284,22 +325,23 @@ def make_span(
     if name.__class__ is not str:
         raise TypeError(f"span name must be a string, got {type(name).__name__}")
     if _FAST:
-        span = Span.__new__(Span)
-        _set_trace_id(span, trace_id)
-        _set_span_id(span, span_id)
-        _set_parent_id(span, parent)
-        _set_name(span, name)
-        _set_kind(span, kind)
-        _set_start_ns(span, start_ns)
-        _set_end_ns(span, end_ns)
-        _set_status(span, status)
-        _set_attributes(span, attributes)
-        _set_events(span, events)
-        _set_resource(span, resource)
-        _set_scope_name(span, scope_name)
-        _set_scope_version(span, scope_version)
-        _set_links(span, links)
-        return span
+        span: Any = _Blank()
+        span.trace_id = trace_id
+        span.span_id = span_id
+        span.parent_id = parent
+        span.name = name
+        span.kind = kind
+        span.start_ns = start_ns
+        span.end_ns = end_ns
+        span.status = status
+        span.attributes = attributes
+        span.events = events
+        span.resource = resource
+        span.scope_name = scope_name
+        span.scope_version = scope_version
+        span.links = links
+        span.__class__ = Span
+        return span  # type: ignore[no-any-return]
     return Span(
         trace_id=trace_id,
         span_id=span_id,

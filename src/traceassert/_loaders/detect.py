@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from .._errors import TraceLoadError
-from . import jaeger, okahu, otlp, sdk
+from . import jaeger, okahu, otlp, phoenix, sdk
 from .common import CONVERSION_ERRORS, TRUNCATED, Context
 from .split import Buffer, Unit, iter_units
 
@@ -15,7 +15,7 @@ __all__ = ["ALIASES", "FORMATS", "canonical_format", "classify", "convert_text"]
 Converter = Callable[[str | None, str, Any, Context], None]
 
 #: Format names, in the order auto-detection tries them.
-FORMATS: tuple[str, ...] = (otlp.NAME, jaeger.NAME, sdk.NAME, okahu.NAME)
+FORMATS: tuple[str, ...] = (otlp.NAME, jaeger.NAME, phoenix.NAME, sdk.NAME, okahu.NAME)
 
 #: Other names accepted by ``format=``.
 ALIASES = {
@@ -29,9 +29,10 @@ ALIASES = {
     "console": "sdk",
     "sdk-json": "sdk",
     "to_json": "sdk",
+    "arize-phoenix": "phoenix",
 }
 
-_MODULES = {m.NAME: m for m in (otlp, jaeger, sdk, okahu)}
+_MODULES = {m.NAME: m for m in (otlp, jaeger, phoenix, sdk, okahu)}
 #: Envelope keys that hold a list of records (Okahu API responses, Okahu's ingest body, Jaeger).
 _ENVELOPE_KEYS = ("spans", "batch", "data", "results", "trace_spans")
 
@@ -85,6 +86,8 @@ def convert_text(buffer: Buffer, ctx: Context, forced: str | None) -> str | None
         for key, where, record, found in _records(unit, forced):
             # a record the end of the file cut through carries the repair's mark (so do its parents)
             cut = record.__class__ is dict and TRUNCATED in record
+            if found is None and record.__class__ is dict and ctx.note_other_signals(record):
+                continue  # OTLP logs or metrics next to the traces: said in a warning
             if fmt is None:
                 if found is None:
                     if cut:
@@ -106,9 +109,9 @@ def convert_text(buffer: Buffer, ctx: Context, forced: str | None) -> str | None
                 # the spans completed before the cut are kept; the part cut through is dropped
                 if not cut:
                     raise ctx.bad_record(where, exc) from None
-    bad = next((k for k in ctx.keys if k.__class__ is not str), None)
-    if bad is not None:
-        raise ctx.error(f"invalid record: attribute key {bad!r} is not a string")
+    bad = [k for k in ctx.keys if k.__class__ is not str]
+    if bad:
+        raise ctx.error(f"invalid record: attribute key {bad[0]!r} is not a string")
     return fmt
 
 

@@ -14,11 +14,13 @@ import gzip
 import json
 import math
 import os
+import stat
 import uuid
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from .._errors import TraceWriteError
 from .._model.span import Span, SpanEvent, SpanLink, spans_from
 
 __all__ = ["dump_trace", "to_otlp_json"]
@@ -123,17 +125,21 @@ def to_otlp_json(spans: Iterable[Any]) -> dict[str, Any]:
 
 
 def dump_trace(
-    trace_or_spans: Any, path: str | os.PathLike[str], *, redact: bool | Iterable[str] = False
+    trace_or_spans: Any, path: str | os.PathLike[str], *, redact: bool | Iterable[str] = True
 ) -> None:
     """Write a Trace (or a Capture, or spans) to ``path`` as OTLP JSON; gzip when the name ends in ``.gz``.
 
-    ``redact=True`` replaces the values of secret-looking attributes (authorization, api keys, tokens,
-    passwords, secrets, cookies) with ``"[REDACTED]"``; an iterable of regular expressions adds keys
-    to redact. The file is written to a temporary name and renamed, so readers never see half of it;
-    ``OSError`` propagates.
+    Secrets are redacted by default (``"[REDACTED]"``: values under secret-looking keys such as
+    authorization, api keys, tokens, passwords, secrets, cookies, and secret-looking values anywhere;
+    see ``traceassert._loaders.redact``); ``redact=False`` writes every value as it is, and an iterable
+    of regular expressions redacts the keys they match as well. Only a regular file or a new path is
+    written, under a temporary name then renamed, so readers never see half of it: a symbolic link,
+    directory, FIFO or device node at ``path`` is a ``TraceWriteError``. ``OSError`` propagates.
     """
     from .redact import redact_spans
 
+    target = Path(path)
+    existing = _regular_or_absent(target)
     spans = getattr(trace_or_spans, "spans", trace_or_spans)
     items = spans_from(spans)
     if redact is not False:
@@ -144,7 +150,6 @@ def dump_trace(
         data = text.encode("utf-8")
     except UnicodeEncodeError:  # lone surrogates: escape them, JSON can carry them that way
         data = (json.dumps(doc, ensure_ascii=True, separators=(",", ":")) + "\n").encode("ascii")
-    target = Path(path)
     if target.name.lower().endswith(".gz"):
         data = gzip.compress(data, mtime=0)
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -152,7 +157,35 @@ def dump_trace(
     try:
         with tmp.open("xb") as fh:
             fh.write(data)
+        if existing is not None:
+            os.chmod(tmp, stat.S_IMODE(existing.st_mode))  # keep the permissions the file had
+        _regular_or_absent(target)  # again, just before the rename
         os.replace(tmp, target)
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
+
+
+_KINDS = (
+    (stat.S_ISLNK, "a symbolic link"),
+    (stat.S_ISDIR, "a directory"),
+    (stat.S_ISFIFO, "a FIFO"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+def _regular_or_absent(target: Path) -> os.stat_result | None:
+    """The status of the regular file at ``target`` (None when there is none); TraceWriteError else."""
+    try:
+        st = os.lstat(target)
+    except FileNotFoundError:
+        return None
+    if stat.S_ISREG(st.st_mode):
+        return st
+    kind = next((label for test, label in _KINDS if test(st.st_mode)), "not a regular file")
+    raise TraceWriteError(
+        f"{target}: refusing to write a trace over {kind}; traceassert writes only regular files "
+        "(give the path of a regular file, or a new one)"
+    )

@@ -41,6 +41,8 @@ _SCOPE_SPANS_KEYS = (
     "instrumentation_library_spans",
 )
 _SCOPE_KEYS = ("scope", "instrumentationLibrary", "instrumentation_library")
+#: a request or a ResourceSpans has one of these
+_RECORD_KEYS = frozenset(RESOURCE_SPANS_KEYS + _SCOPE_SPANS_KEYS)
 
 # snake_case span fields to the lowerCamelCase ones the converter reads
 _SNAKE = {
@@ -57,7 +59,7 @@ def is_record(value: Any) -> bool:
     """A request (TracesData) or a single ResourceSpans."""
     if value.__class__ is not dict:
         return False
-    return any(k in value for k in RESOURCE_SPANS_KEYS) or any(k in value for k in _SCOPE_SPANS_KEYS)
+    return not value.keys().isdisjoint(_RECORD_KEYS)
 
 
 def convert(key: str | None, where: str, value: Any, ctx: Context) -> None:

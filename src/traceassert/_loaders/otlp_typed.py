@@ -16,7 +16,7 @@ import msgspec
 
 from .._model.span import EMPTY_MAPPING, SpanEvent, SpanLink
 from .common import CONVERSION_ERRORS, Context, hex_id, make_span, parent_id, status_of
-from .otlp_values import KINDS, STATUS, UNSET, any_value, enum_value, optional_str
+from .otlp_values import KINDS, STATUS, UNSET, any_value, enum_value, new_key, optional_str
 
 __all__ = ["ResourceSpans", "convert", "convert_raw", "decode"]
 
@@ -47,7 +47,7 @@ class AnyValue(_Strict):
 
 
 class KeyValue(_Strict):
-    key: Any = None
+    key: Any = _U
     value: AnyValue | None = None
 
 
@@ -139,20 +139,67 @@ def decode(raw: Any) -> ResourceSpans | None:
 
 def _attributes(items: list[KeyValue], keys: dict[str, str]) -> Mapping[str, Any]:
     out: dict[str, Any] = {}
-    intern = keys.setdefault
+    known = keys.get
     for kv in items:
         key = kv.key
+        name = known(key)
+        if name is None:
+            if key is _U:
+                raise KeyError("key")  # as the general path says it
+            name = new_key(key, keys)
         value = kv.value
-        if value is not None:
-            text = value.stringValue
-            if text.__class__ is str:
-                out[intern(key, key)] = text
-                continue
-            fields = {f: v for f in _ANY_FIELDS if (v := getattr(value, f)) is not _U}
-            out[intern(key, key)] = any_value(fields, 0, keys)
+        if value is None:
+            out[name] = None
+            continue
+        text = value.stringValue
+        if text.__class__ is str:
+            out[name] = text
+            continue
+        number = value.intValue  # the next most common: an int64 written as a string
+        if number.__class__ is str and text is _U and value.boolValue is _U:
+            out[name] = int(number)
         else:
-            out[intern(key, key)] = None
+            out[name] = _value(value, keys)
     return MappingProxyType(out)
+
+
+def _value(value: AnyValue, keys: dict[str, str]) -> Any:
+    """An AnyValue other than a string: the scalars read here, as ``any_value`` reads them (the first
+    field set, in ``_ANY_FIELDS`` order, wins); the rest by ``any_value``."""
+    if value.stringValue is _U:
+        flag = value.boolValue
+        if flag.__class__ is bool:
+            return flag
+        if flag is _U:
+            number = value.intValue
+            if number.__class__ is str or number.__class__ is int:
+                return int(number)
+            if number is _U:
+                real = value.doubleValue
+                if real.__class__ is float or real.__class__ is int:
+                    return float(real)
+                if real is _U and value.arrayValue is not _U:
+                    return _array(value.arrayValue, keys)
+    fields = {f: v for f in _ANY_FIELDS if (v := getattr(value, f)) is not _U}
+    return any_value(fields, 0, keys)
+
+
+def _array(array: Any, keys: dict[str, str]) -> Any:
+    """An arrayValue (a dict): an array of strings read here, any other by ``any_value``."""
+    if array.__class__ is dict and len(array) == 1:
+        values = array.get("values")
+        if values.__class__ is list:
+            out = []
+            for item in values:
+                if item.__class__ is dict and len(item) == 1:
+                    text = item.get("stringValue")
+                    if text.__class__ is str:
+                        out.append(text)
+                        continue
+                break
+            else:
+                return tuple(out)
+    return any_value({"arrayValue": array}, 0, keys)
 
 
 def convert(rs: ResourceSpans, where: str, ctx: Context) -> None:
@@ -167,6 +214,7 @@ def convert(rs: ResourceSpans, where: str, ctx: Context) -> None:
         )
     except CONVERSION_ERRORS as exc:
         raise ctx.bad_record(f"{where}.resource", exc) from None
+    parents: dict[str, str | None] = {}  # raw parent id -> as hex: siblings name the same parent
     for j, ss in enumerate(rs.scopeSpans or ()):
         try:
             scope = ss.scope
@@ -176,7 +224,7 @@ def convert(rs: ResourceSpans, where: str, ctx: Context) -> None:
             raise ctx.bad_record(f"{where}.scopeSpans[{j}].scope", exc) from None
         for k, sp in enumerate(ss.spans or ()):
             try:
-                _span(sp, res, scope_name, scope_version, ctx, keys)
+                _span(sp, res, scope_name, scope_version, ctx, keys, parents)
             except CONVERSION_ERRORS as exc:
                 raise ctx.bad_record(f"{where}.scopeSpans[{j}].spans[{k}]", exc) from None
 
@@ -188,6 +236,7 @@ def _span(
     scope_version: str | None,
     ctx: Context,
     keys: dict[str, str],
+    parents: dict[str, str | None],
 ) -> None:
     start = sp.startTimeUnixNano
     end = sp.endTimeUnixNano
@@ -212,18 +261,27 @@ def _span(
     parent = sp.parentSpanId
     if sp.name is None:
         raise KeyError("name")
+    span_id = hex_id(sp.spanId, 8)
+    if not parent:
+        pid = None
+    elif parent.__class__ is str:
+        pid = parents.get(parent, _U)
+        if pid is _U:
+            pid = parents[parent] = parent_id(parent)
+    else:
+        pid = parent_id(parent)  # not a string: the error it gives
     ctx.spans.append(
         make_span(
             trace_id,
-            hex_id(sp.spanId, 8),
-            parent_id(parent) if parent else None,
+            span_id,
+            pid,
             sp.name,
             KINDS[kind] if kind.__class__ is int and 0 < kind < 6 else enum_value(KINDS, kind, "span kind"),
             start_ns,
             end_ns,
-            status_of(enum_value(STATUS, status.code, "status code"), status.message)
-            if status is not None
-            else UNSET,
+            UNSET
+            if status is None or (status.code is None and status.message is None)
+            else status_of(enum_value(STATUS, status.code, "status code"), status.message),
             _attributes(attrs, keys) if attrs else EMPTY_MAPPING,
             tuple([_event(e, keys) for e in events]) if events else (),
             res,

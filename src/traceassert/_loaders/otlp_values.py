@@ -11,7 +11,7 @@ from typing import Any
 from .._model.span import EMPTY_MAPPING
 from .common import MAX_VALUE_DEPTH, status_of
 
-__all__ = ["KINDS", "STATUS", "UNSET", "any_value", "attributes", "enum_value", "optional_str"]
+__all__ = ["KINDS", "STATUS", "UNSET", "any_value", "attributes", "enum_value", "new_key", "optional_str"]
 
 KINDS: dict[Any, str] = {
     0: "INTERNAL",  # SPAN_KIND_UNSPECIFIED: the SDKs treat it as internal
@@ -54,24 +54,35 @@ def optional_str(value: Any) -> str | None:
 def attributes(items: Any, keys: dict[str, str], depth: int = 0) -> Mapping[str, Any]:
     """A list of OTLP KeyValue as a read-only mapping (a repeated key: the last one wins).
 
-    Keys are shared through ``keys``; that they are strings is checked once per file, on ``keys``.
+    Keys are shared through ``keys``; a key is checked (a string, not null) when it is first seen.
     """
     if not items:
         return EMPTY_MAPPING
     if items.__class__ is not list:
         raise TypeError(f"attributes must be an array, got {type(items).__name__}")
     out: dict[str, Any] = {}
-    intern = keys.setdefault
+    known = keys.get
     for kv in items:
         key = kv["key"]
+        key = known(key) or new_key(key, keys)
         value = kv.get("value")
         if value.__class__ is dict:
             text = value.get("stringValue")
             if text.__class__ is str:
-                out[intern(key, key)] = text
+                out[key] = text
                 continue
-        out[intern(key, key)] = None if value is None else any_value(value, depth, keys)
+        out[key] = None if value is None else any_value(value, depth, keys)
     return MappingProxyType(out)
+
+
+def new_key(key: Any, keys: dict[str, str]) -> str:
+    """An attribute key seen for the first time in the file: checked, and remembered in ``keys``."""
+    if key.__class__ is not str:
+        if key is None:
+            raise TypeError("attribute key must be a string, got null")
+        raise TypeError(f"attribute key must be a string, got {type(key).__name__} {str(key)[:40]!r}")
+    keys[key] = key
+    return key
 
 
 def any_value(value: Any, depth: int, keys: dict[str, str]) -> Any:

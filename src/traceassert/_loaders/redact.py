@@ -1,19 +1,22 @@
-"""Redacting secret-looking attribute values before spans are written out.
+"""Redacting secrets from what traceassert writes: dumps, the score report, failure messages.
 
-A key is secret-looking when its words (split at ``.``, ``_``, ``-``, spaces and camelCase) include
-``authorization``, ``password``/``passwd``/``pwd``/``passphrase``, ``secret``/``secrets``,
-``cookie``/``cookies``, ``credential(s)``, ``apikey`` or ``api`` followed by ``key``, ``private``
-followed by ``key``, or the singular word ``token`` - but not when a word says it is a count:
-``gen_ai.usage.input_tokens``, ``llm.token_count.prompt`` or ``max_token`` stay. Values are replaced by
-``"[REDACTED]"`` in span, event, link and resource attributes, and inside kvlist (mapping) values.
-String values that hold a JSON object or array (tool arguments, messages) are parsed and the
-secret-looking keys inside them redacted too; other text is not inspected.
+Values under a secret-looking key (``scrub.is_secret_key``) are replaced by ``"[REDACTED]"``, whatever
+their type (a string, a number, an array, an object). Everything else is walked: span, event, link and
+resource attributes, mappings, tuples and lists, bytes (as UTF-8 text), and text. Text that holds JSON or
+a Python literal (``"{'api_key': 'abc'}"``) is parsed and redacted by key; any other text, and each
+string inside, is scanned for secret-looking values (``Bearer ...``, ``sk-...``, JWTs, URL passwords,
+``key=value`` pairs with a secret key). Conservative where it cannot look: a value nested deeper than
+64 levels, or text too deep to parse, is replaced whole. Token counts (``max_tokens``,
+``gen_ai.usage.*_tokens``) stay.
+
+Messages (the rendered tree and tool listings in failures) are redacted too unless turned off for the
+process with ``set_redacting(False)`` (the pytest option ``--traceassert-no-redact`` does that).
 """
 
 from __future__ import annotations
 
+import ast
 import dataclasses
-import itertools
 import json
 import re
 from collections.abc import Iterable, Mapping
@@ -21,58 +24,44 @@ from types import MappingProxyType
 from typing import Any
 
 from .._model.span import Span
+from .scrub import REDACTED, TextScrubber, is_secret_key
 
-__all__ = ["REDACTED", "is_secret_key", "redact_spans"]
+__all__ = [
+    "REDACTED",
+    "is_secret_key",
+    "redact_spans",
+    "redact_text",
+    "redact_value",
+    "redacting",
+    "set_redacting",
+]
 
-REDACTED = "[REDACTED]"
-_MAX_JSON_CHARS = 1_000_000
+MAX_DEPTH = 64
+#: longer text is not parsed; it is scanned (and replaced whole when a secret key holds a structure)
+_MAX_PARSE_CHARS = 8_000_000
+_MAX_LITERAL_CHARS = 200_000
+_NOT_PARSED = object()
 
-_WORD_SPLIT = re.compile(r"[^A-Za-z0-9]+|(?<=[a-z0-9])(?=[A-Z])")
-_SECRET_WORDS = frozenset(
-    {
-        "authorization",
-        "password",
-        "passwd",
-        "pwd",
-        "passphrase",
-        "secret",
-        "secrets",
-        "cookie",
-        "cookies",
-        "credential",
-        "credentials",
-        "apikey",
-        "token",
-        "privatekey",
-    }
-)
-_PAIRS = frozenset({("api", "key"), ("private", "key"), ("access", "key")})
-_COUNT_WORDS = frozenset(
-    {"count", "counts", "usage", "limit", "max", "min", "num", "number", "budget", "total"}
-)
+_state = {"messages": True}
 
 
-def _words(key: str) -> list[str]:
-    return [w.lower() for w in _WORD_SPLIT.split(key) if w]
+def redacting() -> bool:
+    """Whether failure messages and rendered trees are redacted (True unless turned off)."""
+    return _state["messages"]
 
 
-def is_secret_key(key: str, patterns: Iterable[str | re.Pattern[str]] = ()) -> bool:
-    """Whether values under ``key`` should be redacted (``patterns``: more regexes, searched, any case)."""
-    words = _words(key)
-    hit = any(w in _SECRET_WORDS for w in words) or any(pair in _PAIRS for pair in itertools.pairwise(words))
-    if hit and "token" in words and not (set(words) & (_SECRET_WORDS - {"token"})):
-        hit = not (set(words) & _COUNT_WORDS)
-    if hit:
-        return True
-    return any(
-        (p.search(key) if isinstance(p, re.Pattern) else re.search(p, key, re.IGNORECASE)) for p in patterns
-    )
+def set_redacting(enabled: bool) -> bool:
+    """Turn redaction of messages and rendered trees on or off for the process; returns the old value."""
+    old = _state["messages"]
+    _state["messages"] = bool(enabled)
+    return old
 
 
 class _Redactor:
-    def __init__(self, patterns: Iterable[str]) -> None:
-        self.patterns = [re.compile(p, re.IGNORECASE) for p in patterns]
+    def __init__(self, patterns: Iterable[str | re.Pattern[str]]) -> None:
+        self.patterns = [p if isinstance(p, re.Pattern) else re.compile(p, re.IGNORECASE) for p in patterns]
         self.cache: dict[str, bool] = {}
+        self.scrubber = TextScrubber(self.secret)
 
     def secret(self, key: str) -> bool:
         hit = self.cache.get(key)
@@ -80,46 +69,115 @@ class _Redactor:
             hit = self.cache[key] = is_secret_key(key, self.patterns)
         return hit
 
-    def mapping(self, attrs: Mapping[str, Any]) -> Mapping[str, Any]:
+    # -- attribute values (Mapping / tuple / str / bytes) ---------------------------------------------
+
+    def mapping(self, attrs: Mapping[Any, Any], depth: int = 0) -> Mapping[Any, Any]:
         changed = False
-        out: dict[str, Any] = {}
+        out: dict[Any, Any] = {}
         for key, value in attrs.items():
-            new = REDACTED if self.secret(key) else self.value(value)
+            new = self.under(key, value, depth)
             changed = changed or new is not value
             out[key] = new
-        return MappingProxyType(out) if changed else attrs
+        if not changed:
+            return attrs
+        return out if isinstance(attrs, dict) else MappingProxyType(out)
 
-    def value(self, value: Any) -> Any:
+    def under(self, key: Any, value: Any, depth: int) -> Any:
+        """``value`` found under ``key``: redacted whole when the key is secret-looking."""
+        if isinstance(key, str) and self.secret(key) and value is not None and not isinstance(value, bool):
+            return REDACTED
+        return self.value(value, depth + 1)
+
+    def value(self, value: Any, depth: int = 0) -> Any:
         if isinstance(value, str):
-            return self.json_text(value)
+            return self.text(value, depth)
+        if isinstance(value, int | float | bool) or value is None:
+            return value
+        if depth > MAX_DEPTH:
+            return REDACTED  # too deep to look at: never leave a secret because it is deep
+        if isinstance(value, bytes | bytearray):
+            text = bytes(value).decode("utf-8", "surrogateescape")
+            new_text = self.text(text, depth)
+            return value if new_text == text else new_text.encode("utf-8", "surrogateescape")
         if isinstance(value, Mapping):
-            return self.mapping(value)
-        if isinstance(value, tuple) and any(isinstance(v, Mapping | tuple) for v in value):
-            items = tuple(self.value(v) for v in value)
-            return items if any(a is not b for a, b in zip(items, value, strict=True)) else value
+            return self.mapping(value, depth)
+        if isinstance(value, tuple | list):
+            items = [self.value(v, depth + 1) for v in value]
+            if all(a is b for a, b in zip(items, value, strict=True)):
+                return value
+            return tuple(items) if isinstance(value, tuple) else items
+        if isinstance(value, set | frozenset):
+            new_set = {self.value(v, depth + 1) for v in value}
+            return value if new_set == value else type(value)(new_set)
         return value
 
-    def json_text(self, text: str) -> str:
-        """``text`` with secrets inside it redacted when it is a JSON object or array."""
+    # -- text ----------------------------------------------------------------------------------------
+
+    def text(self, text: str, depth: int = 0) -> str:
+        """``text`` redacted: parsed as JSON or a Python literal when it looks like one, else scanned."""
         head = text.lstrip()[:1]
-        if head not in ("{", "[") or len(text) > _MAX_JSON_CHARS:
-            return text
-        try:
-            data = json.loads(text)
-        except (ValueError, RecursionError):
-            return text
-        redacted, changed = self.plain(data)
-        return json.dumps(redacted, ensure_ascii=False) if changed else text
+        if head in ("{", "[", "("):
+            if len(text) > _MAX_PARSE_CHARS:
+                return self.scan(text, structured=True)
+            parsed = self.parsed(text, head)
+            if parsed is None:
+                return REDACTED  # nested too deep to parse: conservative
+            data, dump = parsed
+            if data is not _NOT_PARSED:
+                new, changed = self.plain(data, depth)
+                return dump(new) if changed else text
+            return self.scan(text, structured=True)
+        return self.scan(text)
+
+    @staticmethod
+    def parsed(text: str, head: str) -> tuple[Any, Any] | None:
+        """(data, how to write it back), (_NOT_PARSED, None) if it is neither, None if too deep."""
+        if head != "(":
+            try:
+                return json.loads(text), _json_text
+            except RecursionError:
+                return None
+            except ValueError:
+                pass
+        if len(text) <= _MAX_LITERAL_CHARS:
+            try:
+                data = ast.literal_eval(text.strip())
+            except (RecursionError, MemoryError):
+                return None
+            except SyntaxError as exc:
+                # the parser's own nesting limit: as conservative as a JSON text too deep to parse
+                return None if "nested" in str(exc) else (_NOT_PARSED, None)
+            except (ValueError, TypeError):
+                return _NOT_PARSED, None
+            if isinstance(data, dict | list | tuple | set | frozenset):
+                return data, repr
+        return _NOT_PARSED, None
+
+    def scan(self, text: str, *, structured: bool = False) -> str:
+        scrubber = self.scrubber
+        scrubber.structure_under_secret = False
+        out = scrubber.scrub(text)
+        if structured and scrubber.structure_under_secret:
+            return REDACTED  # a secret key holds an object or array the scan cannot bound
+        return out
 
     def plain(self, data: Any, depth: int = 0) -> tuple[Any, bool]:
-        """Redact parsed JSON; returns (value, whether anything changed)."""
-        if depth > 64:
-            return data, False
+        """Redact parsed JSON or a Python literal; returns (value, whether anything changed)."""
+        if isinstance(data, str):
+            new_text = self.text(data, depth + 1)
+            return new_text, new_text != data
+        if isinstance(data, dict | list | tuple | set | frozenset) and depth > MAX_DEPTH:
+            return REDACTED, True
         if isinstance(data, dict):
-            out: dict[str, Any] = {}
+            out: dict[Any, Any] = {}
             changed = False
             for key, value in data.items():
-                if isinstance(key, str) and self.secret(key) and not isinstance(value, dict | list):
+                if (
+                    isinstance(key, str)
+                    and self.secret(key)
+                    and value is not None
+                    and not isinstance(value, bool)
+                ):
                     out[key] = REDACTED
                     changed = True
                     continue
@@ -127,10 +185,18 @@ class _Redactor:
                 out[key] = new
                 changed = changed or sub
             return out, changed
-        if isinstance(data, list):
+        if isinstance(data, list | tuple | set | frozenset):
             pairs = [self.plain(v, depth + 1) for v in data]
-            return [v for v, _ in pairs], any(c for _, c in pairs)
+            if not any(c for _, c in pairs):
+                return data, False
+            items = [v for v, _ in pairs]
+            return (items if isinstance(data, list) else type(data)(items)), True
+        if isinstance(data, bytes):
+            new_value = self.value(data, depth)
+            return new_value, new_value is not data
         return data, False
+
+    # -- spans ---------------------------------------------------------------------------------------
 
     def span(self, span: Span) -> Span:
         attributes = self.mapping(span.attributes)
@@ -145,20 +211,51 @@ class _Redactor:
             else dataclasses.replace(lk, attributes=a)
             for lk in span.links
         )
+        name = self.scan(span.name)
+        status = span.status
+        if status.description is not None and (desc := self.text(status.description)) != status.description:
+            status = dataclasses.replace(status, description=desc)
         if (
             attributes is span.attributes
             and resource is span.resource
+            and name == span.name
+            and status is span.status
             and all(a is b for a, b in zip(events, span.events, strict=True))
             and all(a is b for a, b in zip(links, span.links, strict=True))
         ):
             return span
-        return dataclasses.replace(span, attributes=attributes, resource=resource, events=events, links=links)
+        return dataclasses.replace(
+            span,
+            name=name,
+            status=status,
+            attributes=attributes,
+            resource=resource,
+            events=events,
+            links=links,
+        )
 
 
-def redact_spans(spans: Iterable[Span], patterns: Iterable[str] = ()) -> list[Span]:
-    """Copies of ``spans`` with secret-looking attribute values replaced by ``"[REDACTED]"``.
+def _json_text(data: Any) -> str:
+    return json.dumps(data, ensure_ascii=False)
+
+
+def redact_spans(spans: Iterable[Span], patterns: Iterable[str | re.Pattern[str]] = ()) -> list[Span]:
+    """Copies of ``spans`` with secrets replaced by ``"[REDACTED]"`` (see the module docstring).
 
     ``patterns`` are extra regular expressions (searched in the key, ignoring case).
     """
     redactor = _Redactor(patterns)
     return [redactor.span(span) for span in spans]
+
+
+def redact_value(value: Any, patterns: Iterable[str | re.Pattern[str]] = ()) -> Any:
+    """``value`` (a mapping, sequence, text, bytes or scalar) with secrets replaced by ``"[REDACTED]"``.
+
+    Returns ``value`` itself when nothing was redacted; mappings come back read-only when changed.
+    """
+    return _Redactor(patterns).value(value)
+
+
+def redact_text(text: str, patterns: Iterable[str | re.Pattern[str]] = ()) -> str:
+    """``text`` with secrets replaced by ``"[REDACTED]"`` (JSON and Python literals redacted by key)."""
+    return _Redactor(patterns).text(text)

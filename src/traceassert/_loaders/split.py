@@ -16,40 +16,22 @@ once. Three strategies, first match wins:
 from __future__ import annotations
 
 import codecs
+import contextlib
 import json
 import re
-from collections.abc import Callable, Generator, Iterator
-from typing import Any, NamedTuple
+from collections.abc import Callable, Iterator
+from typing import Any
 
 from .common import Context
 from .rawjson import MSGSPEC, decode_raw
 from .read import decode_text
-from .repair import complete_prefix
+from .walker import STREAM_KEYS, Unit, Walker
 
 __all__ = ["STREAM_KEYS", "Buffer", "Unit", "iter_units"]
 
-#: Object keys whose array is streamed element by element.
-STREAM_KEYS = frozenset({"resourceSpans", "resource_spans", "batches", "data"})
-
 _msgspec: Any = MSGSPEC
 
-_WS = re.compile(r"[ \t\n\r]*")
 _WIDE_BOMS = (codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE, codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
-_decoder = json.JSONDecoder()
-_raw_decode = _decoder.raw_decode
-
-
-class Unit(NamedTuple):
-    """One JSON record to convert: the array key it came from (``""`` for a top-level array, None for
-    a whole top-level value), where it is (for messages), and the value."""
-
-    key: str | None
-    where: str
-    value: Any
-
-
-class _Cut(Exception):
-    """Internal: the text ended inside a value."""
 
 
 class Buffer:
@@ -88,21 +70,40 @@ def iter_units(buffer: Buffer, ctx: Context) -> Iterator[Unit]:
         text = decode_text(data, ctx.path, ctx.warnings)
         del data
     else:
-        text = data
+        text = data[1:] if data.startswith("\ufeff") else data
         del data
         lines = _line_units(text, ctx)
         if lines is not None:
             yield from lines
             return
-    yield from _Walker(text, ctx).units()
+    yield from Walker(text, ctx, skip_foreign=True).units()
 
 
 # ---------------------------------------------------------------------------------------- msgspec
 
 
+#: a request holding nothing but ``resourceSpans`` (the usual file), split in one pass instead of two
+_REQUEST: Any = (
+    _msgspec.defstruct("Request", [("resourceSpans", list[_msgspec.Raw])], forbid_unknown_fields=True)
+    if _msgspec is not None
+    else None
+)
+
+
+def _resource_spans_only(data: Any) -> list[Any] | None:
+    """The raw ResourceSpans of ``{"resourceSpans": [...]}``; None for anything else."""
+    try:
+        return _msgspec.json.decode(data, type=_REQUEST).resourceSpans  # type: ignore[no-any-return]
+    except (_msgspec.MsgspecError, RecursionError):
+        return None
+
+
 def _fast_units(data: bytes, ctx: Context) -> Iterator[Unit] | None:
     """Split a well-formed document into raw elements (msgspec); None when it is not one."""
     decode = _msgspec.json.decode
+    only = _resource_spans_only(data)
+    if only is not None:
+        return (Unit("resourceSpans", f"resourceSpans[{i}]", raw) for i, raw in enumerate(only))
     try:
         top = decode(data, type=dict[str, _msgspec.Raw])
     except _msgspec.ValidationError:
@@ -125,6 +126,7 @@ def _fast_units(data: bytes, ctx: Context) -> Iterator[Unit] | None:
         head[key] = raw
     if not streams:
         return iter([Unit(None, "document", {k: decode_raw(v, k, ctx) for k, v in head.items()})])
+    ctx.note_other_signals(head)
     return (
         Unit(key, f"{key}[{i}]", _decode_element(key, raw, f"{key}[{i}]", ctx))
         for key, items in streams
@@ -154,25 +156,55 @@ def _loads() -> Callable[[Any], Any]:
     return json.loads
 
 
+# whitespace as ``strip()`` sees it; searched, not stripped, so that no copy of the data is made
+_SPACE: dict[type, Any] = {bytes: re.compile(rb"\s*"), str: re.compile(r"\s*")}
+_NOT_SPACE: dict[type, Any] = {bytes: re.compile(rb"\S"), str: re.compile(r"\S")}
+
+
 def _line_units(data: bytes | str, ctx: Context) -> Iterator[Unit] | None:
     """JSON Lines, when there are two or more lines and the first is a whole JSON value by itself."""
     newline: Any = b"\n" if isinstance(data, bytes) else "\n"
-    start = len(data) - len(data.lstrip())
+    start = _SPACE[type(data)].match(data).end()
     first_end = data.find(newline, start)
-    if first_end < 0 or not data[first_end:].strip():
+    if first_end < 0 or _NOT_SPACE[type(data)].search(data, first_end) is None:
         return None
     loads = _loads()
-    try:
-        loads(data[start:first_end])
-    except (ValueError, RecursionError):
-        return None
+    if not _is_json(data[start:first_end]):
+        try:
+            loads(data[start:first_end])
+        except (ValueError, RecursionError):
+            return None
     return _lines(data, ctx, loads, newline)
+
+
+def _is_json(line: Any) -> bool:
+    """True when msgspec finds ``line`` one whole JSON value, checked without building it; False
+    leaves the answer to ``loads``."""
+    if _msgspec is None or not _utf8(line):
+        return False
+    try:
+        _msgspec.json.decode(line, type=_msgspec.Raw)
+    except (_msgspec.MsgspecError, RecursionError):
+        return False
+    return True
+
+
+def _utf8(line: Any) -> bool:
+    """False for bytes that are not UTF-8 (msgspec leaves the strings it skips unchecked)."""
+    if line.__class__ is not bytes or line.isascii():
+        return True
+    try:
+        line.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 def _lines(data: Any, ctx: Context, loads: Callable[[Any], Any], newline: Any) -> Iterator[Unit]:
     pos = 0
     number = 0
     n = len(data)
+    raw_lines = _msgspec is not None
     while pos < n:
         end = data.find(newline, pos)
         if end < 0:
@@ -180,8 +212,13 @@ def _lines(data: Any, ctx: Context, loads: Callable[[Any], Any], newline: Any) -
         line = data[pos:end]
         number += 1
         pos = end + 1
-        if not line.strip():
+        if not line or (line[:1].isspace() and not line.strip()):
             continue
+        if raw_lines:
+            units = _otlp_line(line, f"line {number}", ctx)
+            if units is not None:
+                yield from units
+                continue
         try:
             value = loads(line)
         except RecursionError:
@@ -190,12 +227,50 @@ def _lines(data: Any, ctx: Context, loads: Callable[[Any], Any], newline: Any) -
             # cut off (a writer stopped mid-line), invalid UTF-8, or invalid JSON: the walker tells which
             if isinstance(line, bytes):
                 line = decode_text(line, f"{ctx.path}: line {number}", ctx.warnings)
-            yield from _Walker(line, ctx, first_line=number).units()
+            yield from Walker(line, ctx, first_line=number).units()
             continue
-        yield from _units_of(value, f"line {number}")
+        yield from _units_of(value, f"line {number}", ctx)
 
 
-def _units_of(value: Any, where: str) -> Iterator[Unit]:
+_REQUEST_KEY: dict[type, Any] = {bytes: b'"resourceSpans"', str: '"resourceSpans"'}
+
+
+def _otlp_line(line: Any, where: str, ctx: Context) -> Iterator[Unit] | None:
+    """A line holding an OTLP request, split as ``_fast_units`` splits a document: its ResourceSpans
+    stay raw, for the OTLP converter's typed decoding. None for any other line (not an object, no
+    streamed array, not UTF-8, JSON that msgspec refuses): ``loads`` reads it as before."""
+    if _REQUEST_KEY[type(line)] not in line or not _utf8(line):
+        return None
+    only = _resource_spans_only(line)
+    if only is not None:
+        return _raw_units({}, [("resourceSpans", only)], where, ctx)
+    decode = _msgspec.json.decode
+    try:
+        top = decode(line, type=dict[str, _msgspec.Raw])
+    except (_msgspec.MsgspecError, RecursionError):
+        return None
+    streams: list[tuple[str, list[Any]]] = []
+    for key, raw in top.items():
+        if key in STREAM_KEYS:
+            # not an array: not streamed (as in ``_units_of``)
+            with contextlib.suppress(_msgspec.MsgspecError, RecursionError):
+                streams.append((key, decode(raw, type=list[_msgspec.Raw])))
+    if not streams:
+        return None
+    return _raw_units(top, streams, where, ctx)
+
+
+def _raw_units(
+    top: dict[str, Any], streams: list[tuple[str, list[Any]]], where: str, ctx: Context
+) -> Iterator[Unit]:
+    for key, items in streams:
+        for i, raw in enumerate(items):
+            here = f"{where}: {key}[{i}]"
+            yield Unit(key, here, _decode_element(key, raw, here, ctx))
+    ctx.note_other_signals(top)
+
+
+def _units_of(value: Any, where: str, ctx: Context) -> Iterator[Unit]:
     """A whole top-level value as units: its streamed arrays element by element, else itself."""
     if value.__class__ is list:
         for i, item in enumerate(value):
@@ -209,145 +284,6 @@ def _units_of(value: Any, where: str) -> Iterator[Unit]:
                 for i, item in enumerate(items):
                     yield Unit(key, f"{where}: {key}[{i}]", item)
         if streamed:
+            ctx.note_other_signals(value)
             return
     yield Unit(None, where, value)
-
-
-# ---------------------------------------------------------------------------------------- walker
-
-
-class _Walker:
-    """Walks top-level values with the stdlib decoder, streaming large arrays, repairing a cut end."""
-
-    def __init__(self, text: str, ctx: Context, first_line: int = 1) -> None:
-        self.text = text
-        self.n = len(text)
-        self.ctx = ctx
-        self.first_line = first_line
-        #: where the text was found cut off, if it was
-        self.cut_at: int | None = None
-
-    def position(self, pos: int) -> str:
-        text = self.text
-        pos = max(0, min(pos, self.n))
-        line = text.count("\n", 0, pos) + self.first_line
-        column = pos - (text.rfind("\n", 0, pos) + 1) + 1
-        return f"line {line}, column {column}"
-
-    def ws(self, pos: int) -> int:
-        return _WS.match(self.text, pos).end()  # type: ignore[union-attr]
-
-    def units(self) -> Iterator[Unit]:
-        text = self.text
-        pos = self.ws(0)
-        try:
-            while pos < self.n:
-                where = self.position(pos).split(",")[0]
-                char = text[pos]
-                if char == "{":
-                    pos = yield from self.object(pos, where)
-                elif char == "[":
-                    pos = yield from self.array(pos, "", where)
-                else:
-                    value, pos = self.value(pos)
-                    yield Unit(None, where, value)
-                pos = self.ws(pos)
-        except _Cut:
-            pass
-        if self.cut_at is not None:
-            self.ctx.cuts.append(self.position(self.cut_at))
-
-    def cut(self, pos: int) -> _Cut:
-        """Record that the text ends inside a value and stop walking."""
-        if self.cut_at is None:
-            self.cut_at = pos
-        return _Cut()
-
-    def value(self, pos: int) -> tuple[Any, int]:
-        """Decode one value; a value cut by the end of the text is completed and the walk stops after it."""
-        try:
-            return _raw_decode(self.text, pos)
-        except RecursionError:
-            raise self.ctx.error("JSON nested too deeply", self.position(pos)) from None
-        except json.JSONDecodeError as exc:
-            fixed = complete_prefix(self.text, pos)
-            if fixed is None:
-                raise self.ctx.error(f"invalid JSON: {exc.msg}", self.position(exc.pos)) from None
-            repaired, kept = fixed
-            if self.cut_at is None:
-                self.cut_at = kept
-            if not repaired:
-                raise _Cut() from None
-            try:
-                value = json.loads(repaired)
-            except RecursionError:
-                raise self.ctx.error("JSON nested too deeply", self.position(pos)) from None
-            return value, self.n
-
-    def expect(self, pos: int, chars: str) -> str:
-        if pos >= self.n:
-            raise self.cut(pos)
-        char = self.text[pos]
-        if char not in chars:
-            wanted = " or ".join(repr(c) for c in chars)
-            raise self.ctx.error(f"invalid JSON: expected {wanted}", self.position(pos))
-        return char
-
-    def array(self, pos: int, key: str, where: str) -> Generator[Unit, None, int]:
-        """Yield the elements of the array at ``pos`` one by one; return the position after it."""
-        prefix = f"{where}: {key}" if key else f"{where}: "
-        pos = self.ws(pos + 1)
-        if self.expect(pos, ']{["-0123456789tfnNI') == "]":
-            return pos + 1
-        index = 0
-        while True:
-            value, pos = self.value(pos)
-            yield Unit(key, f"{prefix}[{index}]", value)
-            if self.cut_at is not None:
-                raise _Cut()
-            index += 1
-            pos = self.ws(pos)
-            if self.expect(pos, ",]") == "]":
-                return pos + 1
-            pos = self.ws(pos + 1)
-
-    def object(self, start: int, where: str) -> Generator[Unit, None, int]:
-        """A top-level object: its streamed arrays element by element, or the whole object."""
-        text = self.text
-        head: dict[str, Any] = {}
-        streamed = False
-        pos = self.ws(start + 1)
-        try:
-            if self.expect(pos, '}"') == "}":
-                yield Unit(None, where, head)
-                return pos + 1
-            while True:
-                key, pos = self.value(pos)
-                if key.__class__ is not str:
-                    raise self.ctx.error("invalid JSON: expected a string key", self.position(pos))
-                pos = self.ws(pos)
-                self.expect(pos, ":")
-                pos = self.ws(pos + 1)
-                if key in STREAM_KEYS and text.startswith("[", pos):
-                    streamed = True
-                    pos = yield from self.array(pos, key, where)
-                else:
-                    head[key] = None
-                    head[key], pos = self.value(pos)
-                pos = self.ws(pos)
-                if self.expect(pos, ",}") == "}":
-                    break
-                pos = self.ws(pos + 1)
-                self.expect(pos, '"')
-        except _Cut:
-            if streamed:
-                raise
-            # cut before any streamed array: complete the whole object and convert what it holds
-            fixed = complete_prefix(text, start)
-            if fixed is None or not fixed[0]:
-                raise
-            yield Unit(None, where, json.loads(fixed[0]))
-            raise
-        if not streamed:
-            yield Unit(None, where, head)
-        return pos + 1

@@ -5,13 +5,14 @@ Takes nothing from the other stages; every other stage takes its types from here
 
 from __future__ import annotations
 
-from .records import AgentInvocation, ErrorInfo, ModelCall, Retrieval, ToolExecution
+from .records import AgentInvocation, ErrorInfo, Handoff, ModelCall, Retrieval, ToolExecution, ToolRequest
 from .span import Span, SpanEvent, SpanLink, Status
 from .tree import SpanTree
 
 __all__ = [
     "AgentInvocation",
     "ErrorInfo",
+    "Handoff",
     "ModelCall",
     "Retrieval",
     "Span",
@@ -20,4 +21,5 @@ __all__ = [
     "SpanTree",
     "Status",
     "ToolExecution",
+    "ToolRequest",
 ]

@@ -11,9 +11,11 @@ from .span import Span
 __all__ = [
     "AgentInvocation",
     "ErrorInfo",
+    "Handoff",
     "ModelCall",
     "Retrieval",
     "ToolExecution",
+    "ToolRequest",
 ]
 
 
@@ -41,10 +43,11 @@ class ErrorInfo:
 
 @dataclass(eq=False, slots=True)
 class ToolExecution:
-    """One execution of a tool.
+    """One execution of a tool, recorded by a tool span.
 
     ``arguments`` is always a dict: what the tool received, parsed from whatever shape the producer
-    recorded (``raw_arguments``). ``failed`` is None only when no span records the execution.
+    recorded (``raw_arguments``). ``failed`` is None only while the tool's span is still open. A call
+    known only from the model's request is a `ToolRequest`, never an execution.
     """
 
     name: str
@@ -59,6 +62,8 @@ class ToolExecution:
     dialect: str | None = None
     #: position of this call in the model's request when known (for parallel calls)
     request_order: tuple[int, int] | None = None
+    #: the model's request this execution carried out, when it was recorded
+    request: ToolRequest | None = None
 
     @property
     def succeeded(self) -> bool:
@@ -93,6 +98,8 @@ class ModelCall:
     output: Any = None
     #: every span that recorded this logical call (outermost first)
     spans: tuple[Span, ...] = ()
+    #: every tool call the model asked for in its response, in its order, executed or not
+    requested_tools: tuple[ToolRequest, ...] = ()
 
     @property
     def start_ns(self) -> int:
@@ -103,6 +110,70 @@ class ModelCall:
             f"ModelCall({self.operation!r}, model={self.model!r}, input_tokens={self.input_tokens}, "
             f"output_tokens={self.output_tokens})"
         )
+
+
+@dataclass(eq=False, slots=True)
+class ToolRequest:
+    """A tool call a model asked for in its response: what it asked, not what ran.
+
+    ``execution`` is the `ToolExecution` that carried it out, ``handoff`` the `Handoff` it asked for
+    (a ``transfer_to_*`` call, say); both None when the trace records neither (``executed`` False).
+    """
+
+    name: str
+    arguments: dict[str, Any]
+    call_id: str | None = None
+    raw_arguments: Any = None
+    model_call: ModelCall | None = None
+    execution: ToolExecution | None = None
+    handoff: Handoff | None = None
+
+    @property
+    def executed(self) -> bool:
+        """Whether a tool span, or a handoff, shows that the call was carried out."""
+        return self.execution is not None or self.handoff is not None
+
+    @property
+    def start_ns(self) -> int:
+        return self.model_call.start_ns if self.model_call is not None else 0
+
+    def __repr__(self) -> str:
+        state = "executed" if self.executed else "not executed"
+        return f"ToolRequest({self.name!r}, arguments={self.arguments!r}, {state})"
+
+
+@dataclass(eq=False, slots=True)
+class Handoff:
+    """Control passed from one agent to another (a handoff, a transfer, a delegation).
+
+    ``from_agent`` and ``to_agent`` are agent names (None when the producer recorded none and it cannot
+    be inferred); ``from_invocation`` is the invocation that handed off and ``to_invocation`` the one
+    that took over, when the trace has it. ``span`` is the span that records the handoff (None when only
+    the model's request, ``request``, shows it). ``arguments`` are what the handoff call carried (a
+    message, the target's name).
+    """
+
+    from_agent: str | None
+    to_agent: str | None
+    call_id: str | None = None
+    span: Span | None = None
+    from_invocation: AgentInvocation | None = None
+    to_invocation: AgentInvocation | None = None
+    arguments: dict[str, Any] = field(default_factory=dict)
+    request: ToolRequest | None = None
+    dialect: str | None = None
+
+    @property
+    def start_ns(self) -> int:
+        if self.span is not None:
+            return self.span.start_ns
+        return self.request.start_ns if self.request is not None else 0
+
+    def __str__(self) -> str:
+        return f"{self.from_agent or '?'} -> {self.to_agent or '?'}"
+
+    def __repr__(self) -> str:
+        return f"Handoff({self.from_agent!r} -> {self.to_agent!r})"
 
 
 @dataclass(eq=False, slots=True)
@@ -149,6 +220,10 @@ class AgentInvocation:
     implicit: bool = False
     #: the tool execution that started this invocation (an agent used as a tool), if any
     via_tool: ToolExecution | None = None
+    #: the handoffs this invocation made, in start order
+    handoffs: tuple[Handoff, ...] = ()
+    #: the handoff that gave this invocation control, if any
+    via_handoff: Handoff | None = None
 
     @property
     def duration_s(self) -> float | None:
@@ -164,9 +239,11 @@ class AgentInvocation:
 
     def walk(self) -> Iterator[AgentInvocation]:
         """This invocation and every nested one, depth first."""
-        yield self
-        for child in self.nested:
-            yield from child.walk()
+        stack = [self]  # iterative: invocations may nest deeper than the recursion limit
+        while stack:
+            inv = stack.pop()
+            yield inv
+            stack.extend(reversed(inv.nested))
 
     def all_tool_executions(self) -> tuple[ToolExecution, ...]:
         """Tool executions of this invocation and of its nested invocations, in start order."""
@@ -178,6 +255,12 @@ class AgentInvocation:
         """Model calls of this invocation and of its nested invocations, in start order."""
         items = [m for inv in self.walk() for m in inv.model_calls]
         items.sort(key=lambda m: m.start_ns)
+        return tuple(items)
+
+    def all_handoffs(self) -> tuple[Handoff, ...]:
+        """Handoffs of this invocation and of its nested invocations, in start order."""
+        items = [h for inv in self.walk() for h in inv.handoffs]
+        items.sort(key=lambda h: h.start_ns)
         return tuple(items)
 
     def all_retrievals(self) -> tuple[Retrieval, ...]:

@@ -154,7 +154,7 @@ class Span:
         return cls(
             trace_id=format(ctx.trace_id, "032x"),
             span_id=format(ctx.span_id, "016x"),
-            parent_id=format(parent.span_id, "016x") if parent is not None else None,
+            parent_id=format(parent.span_id, "016x") if parent is not None and parent.span_id else None,
             name=span.name,
             kind=span.kind.name if span.kind is not None else "INTERNAL",
             start_ns=span.start_time or 0,

@@ -36,6 +36,8 @@ class SpanTree:
         "_by_id",
         "_by_key",
         "_children",
+        "_event_index",
+        "_event_sets",
         "_parent",
         "_pos",
         "_value_index",
@@ -85,21 +87,39 @@ class SpanTree:
 
         parent: dict[int, Span] = {}
         orphans: list[Span] = []
-        for span in kept:
+        selfish: list[Span] = []
+        pos = self._pos
+        later = False  # a parent after its child in start order: only then can parents form a cycle
+        for i, span in enumerate(kept):
             if span.parent_id is None:
                 continue
             p = by_key.get((span.trace_id, span.parent_id))
             if p is None or p is span:
                 orphans.append(span)
+                if p is span:
+                    selfish.append(span)
                 continue
             parent[id(span)] = p
+            if pos[id(p)] > i:
+                later = True
         self._parent = parent
-        self._break_cycles(notes)
-        if orphans:
-            names = ", ".join(repr(s.name) for s in orphans[:5])
-            more = f" and {len(orphans) - 5} more" if len(orphans) > 5 else ""
+        if later:
+            self._break_cycles(notes)
+        if selfish:
+            names = ", ".join(repr(s.name) for s in selfish[:5])
+            more = f" and {len(selfish) - 5} more" if len(selfish) > 5 else ""
             notes.append(
-                f"{len(orphans)} span(s) name a parent that is not in the trace and were made roots: "
+                f"span {names} is its own parent (its parent id is its own span id): made a root"
+                if len(selfish) == 1
+                else f"{len(selfish)} spans are each its own parent (parent id = span id), made roots: "
+                f"{names}{more}"
+            )
+        missing = [s for s in orphans if s.parent_id != s.span_id] if selfish else orphans
+        if missing:
+            names = ", ".join(repr(s.name) for s in missing[:5])
+            more = f" and {len(missing) - 5} more" if len(missing) > 5 else ""
+            notes.append(
+                f"{len(missing)} span(s) name a parent that is not in the trace and were made roots: "
                 f"{names}{more}"
             )
         self.orphans: tuple[Span, ...] = tuple(orphans)
@@ -120,6 +140,8 @@ class SpanTree:
         self.warnings: tuple[str, ...] = tuple(notes)
         self._attr_index: dict[str, list[int]] | None = None
         self._value_index: dict[str, dict[Any, list[int]] | None] = {}
+        self._event_index: dict[str, list[int]] | None = None
+        self._event_sets: dict[str, frozenset[int]] = {}
 
     def _break_cycles(self, notes: list[str]) -> None:
         parent = self._parent
@@ -214,47 +236,75 @@ class SpanTree:
         return tuple(s for s in self.spans if s.end_ns is None)
 
     def attribute_index(self) -> Mapping[str, list[int]]:
-        """Attribute key -> positions of the spans that carry it (built once, on first use, together
-        with the value index of ``value_index``)."""
-        if self._attr_index is None:
-            self._build_attribute_indexes()
-        assert self._attr_index is not None
-        return self._attr_index
+        """Attribute key -> positions of the spans that carry it (built once, on first use; the value
+        index of ``value_index`` is built per key, when a value of that key is first looked up)."""
+        index = self._attr_index
+        if index is None:
+            index = {}
+            for i, span in enumerate(self.spans):
+                for key in span.attributes:
+                    lst = index.get(key)
+                    if lst is None:
+                        index[key] = [i]
+                    else:
+                        lst.append(i)
+            self._attr_index = index
+        return index
 
-    def _build_attribute_indexes(self) -> None:
-        index: dict[str, list[int]] = {}
-        values: dict[str, dict[Any, list[int]] | None] = {}
-        for i, span in enumerate(self.spans):
-            for key, v in span.attributes.items():
-                lst = index.get(key)
-                table: dict[Any, list[int]] | None
-                if lst is None:
-                    index[key] = [i]
-                    table = values[key] = {}
-                else:
-                    lst.append(i)
-                    table = values[key]
-                if table is None:
-                    continue  # a key with values the index cannot hold: looked up by a scan
-                tv = type(v)
-                if tv is tuple or tv is list:
-                    try:
-                        v = tuple(v)
-                        hash(v)
-                    except TypeError:
-                        values[key] = None
-                        continue
-                elif (tv is str and len(v) > _MAX_INDEXED_CHARS) or tv not in _INDEXED_TYPES:
-                    values[key] = None
+    def _value_table(self, key: str, positions: list[int]) -> dict[Any, list[int]] | None:
+        """``(type, value)`` -> positions for the spans carrying ``key`` (built once per key); None when
+        a value cannot be indexed (too long, unhashable, another type): that key is looked up by a scan."""
+        if key in self._value_index:
+            return self._value_index[key]
+        table: dict[Any, list[int]] = {}
+        indexable = True
+        spans = self.spans
+        for i in positions:
+            v = spans[i].attributes[key]
+            tv = type(v)
+            if tv is tuple or tv is list:
+                try:
+                    v = tuple(v)
+                    hash(v)
+                except TypeError:
+                    indexable = False
+                    break
+            elif (tv is str and len(v) > _MAX_INDEXED_CHARS) or tv not in _INDEXED_TYPES:
+                indexable = False
+                break
+            # True == 1 and 1.0 == 1 hash alike: the type is in the key so only exact types meet
+            bucket = table.get((tv, v))
+            if bucket is None:
+                table[(tv, v)] = [i]
+            else:
+                bucket.append(i)
+        result = self._value_index[key] = table if indexable else None
+        return result
+
+    def event_index(self) -> Mapping[str, list[int]]:
+        """Event name -> positions of the spans with at least one event of that name (built once, on
+        first use)."""
+        if self._event_index is None:
+            index: dict[str, list[int]] = {}
+            for i, span in enumerate(self.spans):
+                events = span.events
+                if not events:
                     continue
-                # True == 1 and 1.0 == 1 hash alike: the type is in the key so only exact types meet
-                bucket = table.get((tv, v))
-                if bucket is None:
-                    table[(tv, v)] = [i]
-                else:
-                    bucket.append(i)
-        self._attr_index = index
-        self._value_index = values
+                for name in {ev.name for ev in events} if len(events) > 1 else (events[0].name,):
+                    lst = index.get(name)
+                    if lst is None:
+                        index[name] = [i]
+                    else:
+                        lst.append(i)
+            self._event_index = index
+        return self._event_index
+
+    def event_positions(self, name: str) -> frozenset[int]:
+        """The positions of ``event_index()[name]`` as a set (built once per name)."""
+        found = self._event_sets.get(name)
+        if found is None:
+            found = self._event_sets[name] = frozenset(self.event_index().get(name, ()))
+        return found
 
     def value_index(self, key: str, value: Any) -> list[int] | None:
         """Positions of the spans whose attribute ``key`` equals ``value``; None when the index cannot
@@ -268,10 +318,10 @@ class SpanTree:
             hash(value)
         except TypeError:
             return None
-        self.attribute_index()
-        if key not in self._value_index:
+        positions = self.attribute_index().get(key)
+        if positions is None:
             return []
-        table = self._value_index[key]
+        table = self._value_table(key, positions)
         if table is None:
             return None
         found = table.get((type(value), value), [])

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import ast
-import json
 from collections.abc import Mapping
 from typing import Any
+
+from .._dialects._base import loads_json, shallow_json
 
 __all__ = ["SCALAR_KEY", "parse_arguments", "thaw"]
 
@@ -28,11 +29,15 @@ def _parse_text(text: str) -> tuple[bool, Any]:
     stripped = text.strip()
     if not stripped:
         return True, None
-    try:
-        return True, json.loads(stripped)
-    except ValueError:
-        pass
-    if stripped[0] in "{[(" and len(stripped) <= _MAX_LITERAL_CHARS:
+    ok, value = loads_json(stripped)
+    if ok:
+        return True, value
+    return _parse_literal(text, stripped)
+
+
+def _parse_literal(text: str, stripped: str) -> tuple[bool, Any]:
+    """A Python literal (the repr of a dict, list or tuple); ``(False, text)`` when it is none."""
+    if stripped[0] in "{[(" and len(stripped) <= _MAX_LITERAL_CHARS and shallow_json(stripped):
         try:
             return True, ast.literal_eval(stripped)
         except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
@@ -51,7 +56,16 @@ def parse_arguments(raw: Any, param_names: tuple[str, ...] = ()) -> dict[str, An
     if isinstance(value, bytes):
         value = value.decode("utf-8", "replace")
     if isinstance(value, str):
-        _, value = _parse_text(value)
+        stripped = value.strip()
+        if not stripped:
+            return {}
+        ok, parsed = loads_json(stripped)
+        if not ok:
+            _, value = _parse_literal(value, stripped)
+        elif parsed.__class__ is dict:
+            return parsed  # a JSON object, just parsed: plain dicts and lists already (what ``thaw`` makes)
+        else:
+            value = parsed
     if value is None:
         return {}
     if isinstance(value, Mapping):

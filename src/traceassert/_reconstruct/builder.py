@@ -7,10 +7,11 @@ One pass over the span tree, top down, carries the enclosing agent, tool and mod
 - a tool span directly inside a tool span of the same name is merged likewise;
 - a model-call span inside a model-call span (no agent or tool between) is the same logical call
   (a framework wrapper over the provider's span): merged, tokens counted once;
-- work recorded outside any agent span goes to one implicit invocation (``implicit=True``).
+- work recorded outside any agent span goes to one implicit invocation (``implicit=True``);
+- a handoff becomes a `Handoff` of the agent it is recorded in (see ``handoffs``).
 
-Tool calls the model asked for are matched to the executions (by call id, else by name in order), which
-fills missing call ids and arguments and gives parallel calls the order the model listed them in.
+Tool calls the model asked for become `ToolRequest`s, matched to the executions and handoffs (see
+``requests``): a request is never an execution.
 """
 
 from __future__ import annotations
@@ -18,12 +19,23 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .._dialects import DIALECTS, Operation, classify
-from .._model.records import AgentInvocation, ModelCall, Retrieval, ToolExecution
+from .._dialects import DIALECTS, Operation
+from .._model.records import AgentInvocation, Handoff, ModelCall, Retrieval, ToolExecution, ToolRequest
 from .._model.span import Span
 from .._model.tree import SpanTree
-from .finish import finish_model, finish_tool, first, is_cancellation, total
+from .arguments import parse_arguments
+from .finish import Tokens, call_tokens, finish_model, finish_tool, first, is_cancellation
+from .handoffs import (
+    AgentIndex,
+    dedupe_handoffs,
+    handoffs_from_agents,
+    handoffs_from_requests,
+    is_control_flow,
+    link_handoffs,
+    promote_transfer_tools,
+)
 from .layers import merge_layers
+from .numbers import classify_checked
 from .regroup import regroup
 from .requests import match_requests, order_tools
 from .streaming import streamed_text
@@ -42,6 +54,12 @@ class Reconstruction:
     unclassified: tuple[Span, ...]
     #: tool executions by tool name, in start order
     tools_by_name: dict[str, list[ToolExecution]] = field(default_factory=dict)
+    #: every handoff, in start order
+    handoffs: tuple[Handoff, ...] = ()
+    #: every tool call a model asked for, in start order (model call, then the model's order)
+    tool_requests: tuple[ToolRequest, ...] = ()
+    #: ids of the spans that record a count that is not a finite number (read as not recorded)
+    non_finite: frozenset[int] = frozenset()
 
 
 @dataclass(slots=True)
@@ -60,6 +78,7 @@ class AgentBuild:
     retrievals: list[Retrieval] = field(default_factory=list)
     nested: list[AgentInvocation] = field(default_factory=list)
     model_ops: dict[int, list[Operation]] = field(default_factory=dict)
+    handoffs: list[Handoff] = field(default_factory=list)
 
 
 class Builder:
@@ -75,21 +94,31 @@ class Builder:
         self.retrievals: list[Retrieval] = []
         self.tool_ops: dict[int, list[Operation]] = {}
         self.implicit: AgentBuild | None = None
+        self.handoffs: list[Handoff] = []
+        #: the tool name a handoff was recorded under (``id(handoff)`` -> name), for request matching
+        self.handoff_tools: dict[int, str | None] = {}
+        self.requests: list[ToolRequest] = []
+        self.non_finite: frozenset[int] = frozenset()
+        #: the model-call token usage of each finished invocation (see ``call_tokens``)
+        self.tokens_done: dict[int, Tokens] = {}
 
     # -- the walk ------------------------------------------------------------------------------------
 
     def run(self) -> Reconstruction:
         trace = self.trace
-        for span in trace.spans:
-            op = classify(span)
+        spans = trace.spans
+        ops, self.non_finite = classify_checked(trace)
+        for span, op in zip(spans, ops, strict=True):
             if op is None:
                 self.unclassified.append(span)
             else:
                 self.ops[id(span)] = op
         # dialects whose spans need the tree to say what they are (e.g. a LangGraph graph run in a node)
+        # (a dialect refines only its own operations: skipped when the trace has none of them)
+        present = {op.dialect for op in self.ops.values()}
         for dialect in DIALECTS:
             refine = getattr(dialect, "refine", None)
-            if refine is not None:
+            if refine is not None and dialect.NAME in present:
                 for span, op in refine(trace, lambda s: self.ops.get(id(s))):
                     self.ops[id(span)] = op
         # the recorded tree, with the moves of `_regroup` where parent ids hide an agent's work
@@ -103,8 +132,17 @@ class Builder:
                 stack.extend((kid, ctx) for kid in reversed(kids))
         # two instrumentation layers on one app record each step twice: one record per step
         merge_layers(self)
+        index = AgentIndex(self.all_agents)
+        promote_transfer_tools(self, index)
         for build in self._builds_in_order():
-            self.finish_agent(build)
+            self.finish_agent(build, index)
+        self.handoffs = [h for b in self.builds.values() for h in b.handoffs]
+        self.handoffs.sort(key=_start)
+        link_handoffs(self.handoffs, index)
+        late = handoffs_from_agents(self, index)
+        if late:
+            self.handoffs = sorted([*self.handoffs, *late], key=_start)
+        self.requests.sort(key=_start)
         self.tools.sort(key=_start)
         self.models.sort(key=_start)
         self.retrievals.sort(key=_start)
@@ -119,6 +157,9 @@ class Builder:
             retrievals=tuple(self.retrievals),
             unclassified=tuple(self.unclassified),
             tools_by_name=_group_by_name(self.tools),
+            handoffs=tuple(self.handoffs),
+            tool_requests=tuple(self.requests),
+            non_finite=self.non_finite,
         )
 
     def _builds_in_order(self) -> list[AgentBuild]:
@@ -138,6 +179,9 @@ class Builder:
             return self.visit_tool(span, op, ctx)
         if kind == "model":
             return self.visit_model(span, op, ctx)
+        if kind == "handoff":
+            self.visit_handoff(span, op, ctx)
+            return ctx
         if kind == "retrieval":
             build = self.owner(span, ctx)
             ret = Retrieval(
@@ -212,6 +256,21 @@ class Builder:
         self.tools.append(tool)
         return _Ctx(agent=ctx.agent, tool=tool)
 
+    def visit_handoff(self, span: Span, op: Operation, ctx: _Ctx) -> None:
+        build = self.owner(span, ctx)
+        origin = None if build.inv.implicit else build.inv
+        handoff = Handoff(
+            from_agent=op.from_agent or (origin.name if origin is not None else None),
+            to_agent=op.to_agent,
+            call_id=op.call_id,
+            span=span,
+            from_invocation=origin,
+            arguments=parse_arguments(op.arguments),
+            dialect=op.dialect,
+        )
+        self.handoff_tools[id(handoff)] = op.name
+        build.handoffs.append(handoff)
+
     def visit_model(self, span: Span, op: Operation, ctx: _Ctx) -> _Ctx:
         current = ctx.model
         if current is not None:
@@ -236,7 +295,7 @@ class Builder:
 
     # -- finishing records ---------------------------------------------------------------------------
 
-    def finish_agent(self, build: AgentBuild) -> None:
+    def finish_agent(self, build: AgentBuild, index: AgentIndex) -> None:
         inv = build.inv
         for call in build.models:
             finish_model(call, build.model_ops[id(call)])
@@ -244,7 +303,13 @@ class Builder:
         build.models.sort(key=_start)
         for tool in build.tools:
             finish_tool(tool, self.tool_ops[id(tool)])
-        match_requests(build, self.tools)
+        dedupe_handoffs(build)
+        requests = match_requests(build, self.handoff_tools)
+        if requests:
+            self.requests.extend(requests)
+            handoffs_from_requests(build, requests, index)
+        build.handoffs.sort(key=_start)
+        inv.handoffs = tuple(build.handoffs)
         order_tools(build.tools)
         build.retrievals.sort(key=_start)
         build.nested.sort(key=_start)
@@ -256,10 +321,12 @@ class Builder:
         inv.input = first(op.input for op in ops)
         inv.output = first(op.output for op in ops)
         inv.conversation_id = first(op.conversation_id for op in ops)
-        error = first(op.error for op in ops)
+        # LangGraph's ParentCommand (a handoff to another graph's node) routes control: not a failure
+        failing = [op for op in ops if op.failed and not is_control_flow(op.error)]
+        error = first(op.error for op in failing)
         if any(op.cancelled for op in ops):
             inv.status = "cancelled"
-        elif any(op.failed for op in ops):
+        elif failing:
             # a run stopped by cancellation (asyncio.CancelledError recorded as its error) was cancelled
             inv.status = "cancelled" if is_cancellation(error) else "failed"
             inv.error = error
@@ -275,11 +342,9 @@ class Builder:
         inv.finish_reason = reasons[-1] if reasons else None
         if inv.output is None and build.models:
             inv.streamed_output = streamed_text(build.models[-1].spans)
-        calls = inv.all_model_calls()
-        if any(c.input_tokens is not None or c.output_tokens is not None for c in calls):
-            inv.input_tokens = total(c.input_tokens for c in calls)
-            inv.output_tokens = total(c.output_tokens for c in calls)
-            inv.total_tokens = total(c.total_tokens for c in calls)
+        recorded, inp, out, tokens = call_tokens(inv, self.tokens_done)
+        if recorded:
+            inv.input_tokens, inv.output_tokens, inv.total_tokens = inp, out, tokens
         else:
             inv.input_tokens = first(op.input_tokens for op in ops)
             inv.output_tokens = first(op.output_tokens for op in ops)

@@ -5,9 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from .._dialects import Operation
-from .._model.records import ErrorInfo, ModelCall, ToolExecution
+from .._model.records import AgentInvocation, ErrorInfo, ModelCall, ToolExecution
 
-__all__ = ["finish_model", "finish_tool", "first", "is_cancellation", "total"]
+__all__ = ["call_tokens", "finish_model", "finish_tool", "first", "is_cancellation", "total"]
+
+#: (any usage recorded, input, output, total tokens)
+Tokens = tuple[bool, int | None, int | None, int | None]
 
 
 def is_cancellation(error: ErrorInfo | None) -> bool:
@@ -83,3 +86,27 @@ def total(values: Any) -> int | None:
         if v is not None:
             total = v if total is None else total + v
     return total
+
+
+def call_tokens(inv: AgentInvocation, done: dict[int, Tokens]) -> Tokens:
+    """The token usage of the model calls of ``inv`` and of its nested invocations (each call once).
+
+    Nested invocations finished first leave theirs in ``done``, so agents nested a thousand deep cost
+    one step each, not one walk of the subtree each."""
+    calls = list(inv.model_calls)
+    parts: list[Tokens] = []
+    for child in inv.nested:
+        known = done.get(id(child))
+        if known is None:
+            calls.extend(child.all_model_calls())
+        else:
+            parts.append(known)
+    has = any(c.input_tokens is not None or c.output_tokens is not None for c in calls)
+    result: Tokens = (
+        has or any(p[0] for p in parts),
+        total([*(c.input_tokens for c in calls), *(p[1] for p in parts)]),
+        total([*(c.output_tokens for c in calls), *(p[2] for p in parts)]),
+        total([*(c.total_tokens for c in calls), *(p[3] for p in parts)]),
+    )
+    done[id(inv)] = result
+    return result

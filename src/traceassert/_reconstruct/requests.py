@@ -1,19 +1,27 @@
-"""Matching the tool calls a model asked for to the tool executions recorded.
+"""The tool calls a model asked for (`ToolRequest`), matched to the executions and handoffs recorded.
 
-Matched by call id, else by name (and arguments, for parallel calls of one tool) in the order the model
-listed them. A match fills a missing call id and arguments (a bare scalar gets its parameter's name) and
-gives parallel calls the model's order. Calls an agent's model asked for when its producer records no
-execution at all become executions whose outcome is unknown (``failed=None``).
+Every model call gets ``requested_tools``: one `ToolRequest` per call its response asked for, in the
+response's order. Each request is matched to at most one tool execution of the same agent (by call id,
+else by name, arguments and then order, taking the earliest request made before the execution started)
+and each handoff to at most one request. A match fills a missing call id and arguments (a bare scalar
+gets its parameter's name) and gives parallel calls the model's order. A request that matches nothing
+stays a request: it is never turned into an execution.
+
+Matching is linear in the number of requests and executions: requests are indexed by call id, by name
+and by (name, arguments), each index a queue in request order that is consumed from the front.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
+import json
+from collections import deque
+from collections.abc import Hashable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any
 
 from .._dialects import Operation, ToolCallRequest
-from .._model.records import ModelCall, ToolExecution
-from .arguments import parse_arguments
+from .._dialects._handoffs import NAMED_TARGET_TOOLS, TRANSFER_PREFIX, normalize_agent_name
+from .._model.records import Handoff, ToolExecution, ToolRequest
+from .arguments import SCALAR_KEY, parse_arguments
 
 if TYPE_CHECKING:
     from .builder import AgentBuild as AgentBuild
@@ -21,87 +29,141 @@ if TYPE_CHECKING:
 __all__ = ["match_requests", "order_tools"]
 
 
-def match_requests(build: AgentBuild, all_tools: list[ToolExecution]) -> None:
-    """Match the tool calls the model asked for to the executions (see the module docstring)."""
-    requests: list[tuple[tuple[int, int], ToolCallRequest, ModelCall]] = []
-    for m_index, call in enumerate(build.models):
-        for r_index, req in enumerate(_requests(build.model_ops[id(call)])):
-            requests.append(((m_index, r_index), req, call))
-    if not requests:
-        for tool in build.tools:
-            tool.arguments = parse_arguments(tool.raw_arguments)
-        return
-    used: set[int] = set()
-    by_id = {req.call_id: i for i, (_, req, _) in enumerate(requests) if req.call_id}
-    pending: list[ToolExecution] = []
-    for tool in build.tools:
-        i = by_id.get(tool.call_id) if tool.call_id else None
-        if i is not None and i not in used:
-            _apply(tool, requests[i], used, i)
-        else:
-            pending.append(tool)
-    for tool in pending:
-        candidates = [
-            i
-            for i, (_, req, call) in enumerate(requests)
-            if i not in used and req.name == tool.name and call.start_ns <= tool.start_ns
-        ]
-        if not candidates:
-            tool.arguments = parse_arguments(tool.raw_arguments)
-            continue
-        # by name and arguments first (parallel calls of one tool), else the first by order
-        chosen = next((i for i in candidates if _same_arguments(tool, requests[i][1])), candidates[0])
-        _apply(tool, requests[chosen], used, chosen)
-    if build.tools:
-        return
-    # the producer records what the model asked for but no execution: keep the calls, failed unknown
-    for i, (order, req, call) in enumerate(requests):
-        if i in used:
-            continue
-        tool = ToolExecution(
-            name=req.name,
-            arguments=parse_arguments(req.arguments),
-            raw_arguments=req.arguments,
-            call_id=req.call_id,
-            failed=None,
-            agent=build.inv,
-            span=call.span,
-            dialect=call.dialect,
-            request_order=order,
-        )
-        build.tools.append(tool)
-        all_tools.append(tool)
+_SCALARS = (str, int, float, bool, type(None))
 
 
-def _apply(
-    tool: ToolExecution,
-    entry: tuple[tuple[int, int], ToolCallRequest, ModelCall],
-    used: set[int],
-    index: int,
-) -> None:
-    order, req, _ = entry
-    used.add(index)
-    tool.request_order = order
-    if tool.call_id is None:
-        tool.call_id = req.call_id
-    requested = parse_arguments(req.arguments)
-    params = tuple(requested) if len(requested) == 1 else ()
-    if tool.raw_arguments is None or tool.raw_arguments == "":
-        tool.raw_arguments = req.arguments
-        tool.arguments = requested
-    elif params and isinstance(tool.raw_arguments, str) and requested[params[0]] == tool.raw_arguments:
-        # one string argument recorded bare (OpenInference unwraps it): keep it a string, even "75001"
-        tool.arguments = requested
-    else:
-        tool.arguments = parse_arguments(tool.raw_arguments, params)
+def _canon(value: Any) -> Any:
+    """``value`` with integral floats as ints (``3.0`` matches ``3``, as ``==`` would)."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, dict):
+        return {k: _canon(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_canon(v) for v in value]
+    return value
 
 
-def _same_arguments(tool: ToolExecution, req: ToolCallRequest) -> bool:
-    """Whether an execution's recorded arguments are those of a requested call (a bare scalar matches a
-    request with that one value)."""
-    requested = parse_arguments(req.arguments)
-    params = tuple(requested) if len(requested) == 1 else ()
-    return parse_arguments(tool.raw_arguments, params) == requested
+def _key(arguments: dict[str, Any]) -> Hashable:
+    """A key equal for arguments that are equal as ``==`` compares them (``3`` and ``3.0`` alike)."""
+    items = []
+    for name, value in arguments.items():
+        if not isinstance(value, _SCALARS):
+            return json.dumps(_canon(arguments), sort_keys=True, default=repr)
+        items.append((name, value))
+    items.sort(key=lambda item: item[0])
+    return tuple(items)
+
+
+def _bare(parsed: dict[str, Any]) -> bool:
+    """Whether parsed arguments may be a bare value put under the placeholder name."""
+    return len(parsed) == 1 and SCALAR_KEY in parsed
+
+
+def _is_handoff_name(name: str) -> bool:
+    return name.startswith(TRANSFER_PREFIX) or name in NAMED_TARGET_TOOLS
+
+
+class _Index:
+    """The requests of one agent, indexed for matching; every lookup takes the earliest unused request
+    of its queue whose model call started no later than the record it is matched to."""
+
+    def __init__(self, requests: Sequence[ToolRequest]) -> None:
+        self.requests = requests
+        self.used = [False] * len(requests)
+        self.starts = [r.start_ns for r in requests]
+        self.by_id: dict[str, deque[int]] = {}
+        self.by_name: dict[str, deque[int]] = {}
+        #: (name, arguments) -> requests; built when first needed (call ids usually match)
+        self._by_args: dict[tuple[str, Hashable], deque[int]] | None = None
+        #: tool name -> the parameter names of its one-argument requests (for bare scalar arguments)
+        self.single: dict[str, set[str]] = {}
+        self.handoff_like: deque[int] = deque()
+        #: (id(execution), parameter names) -> its arguments parsed with them
+        self._parsed: dict[tuple[int, tuple[str, ...]], dict[str, Any]] = {}
+        for i, req in enumerate(requests):
+            if req.call_id:
+                self.by_id.setdefault(req.call_id, deque()).append(i)
+            self.by_name.setdefault(req.name, deque()).append(i)
+            if len(req.arguments) == 1:
+                self.single.setdefault(req.name, set()).update(req.arguments)
+            if _is_handoff_name(req.name):
+                self.handoff_like.append(i)
+
+    def by_args(self) -> dict[tuple[str, Hashable], deque[int]]:
+        if self._by_args is None:
+            self._by_args = {}
+            for i, req in enumerate(self.requests):
+                self._by_args.setdefault((req.name, _key(req.arguments)), deque()).append(i)
+        return self._by_args
+
+    def parsed(self, tool: ToolExecution, params: tuple[str, ...]) -> dict[str, Any]:
+        """``tool``'s recorded arguments parsed (a bare scalar named ``params[0]``), once."""
+        key = (id(tool), params)
+        found = self._parsed.get(key)
+        if found is None:
+            if params:
+                plain = self.parsed(tool, ())
+                if not _bare(plain):  # recorded as a mapping: the parameter names change nothing
+                    return plain
+            found = self._parsed[key] = parse_arguments(tool.raw_arguments, params)
+        return found
+
+    def _take(self, queue: deque[int] | None, start_ns: int | None) -> int | None:
+        if queue is None:
+            return None
+        used = self.used
+        while queue and used[queue[0]]:
+            queue.popleft()
+        if not queue or (start_ns is not None and self.starts[queue[0]] > start_ns):
+            return None
+        i = queue.popleft()
+        used[i] = True
+        return i
+
+    def by_call_id(self, call_id: str | None) -> int | None:
+        return self._take(self.by_id.get(call_id), None) if call_id else None
+
+    def by_name_and_order(self, name: str, start_ns: int) -> int | None:
+        return self._take(self.by_name.get(name), start_ns)
+
+    def for_execution(self, tool: ToolExecution) -> int | None:
+        """By name and arguments (parallel calls of one tool), else the first of the name by order."""
+        by_args = self.by_args()
+        names = () if not _bare(self.parsed(tool, ())) else sorted(self.single.get(tool.name, ()))
+        for params in ((), *((p,) for p in names)):
+            key = _key(self.parsed(tool, params))
+            i = self._take(by_args.get((tool.name, key)), tool.start_ns)
+            if i is not None:
+                return i
+        return self.by_name_and_order(tool.name, tool.start_ns)
+
+    def for_handoff(self, handoff: Handoff, tool_name: str | None) -> int | None:
+        """By call id; by the handoff tool's name; by the target's ``transfer_to_<agent>`` name or the
+        ``agent_name`` argument; else (target unknown) the first handoff-like request."""
+        i = self.by_call_id(handoff.call_id)
+        start = handoff.start_ns
+        if i is None and tool_name:
+            i = self.by_name_and_order(tool_name, start)
+        target = handoff.to_agent
+        if i is None and target:
+            i = self.by_name_and_order(TRANSFER_PREFIX + normalize_agent_name(target), start)
+            for name, key in NAMED_TARGET_TOOLS.items():
+                if i is None:
+                    i = self._named(name, key, target, start)
+        if i is None and not target:
+            i = self._take(self.handoff_like, start)
+        return i
+
+    def _named(self, name: str, key: str, target: str, start_ns: int) -> int | None:
+        """The first unused request of ``name`` whose argument ``key`` is ``target`` (a scan: handoff
+        tools are called a few times, not thousands)."""
+        for i in self.by_name.get(name, ()):
+            if self.starts[i] > start_ns:
+                break
+            if not self.used[i] and self.requests[i].arguments.get(key) == target:
+                self.used[i] = True
+                return i
+        return None
 
 
 def _requests(ops: Sequence[Operation]) -> tuple[ToolCallRequest, ...]:
@@ -109,6 +171,90 @@ def _requests(ops: Sequence[Operation]) -> tuple[ToolCallRequest, ...]:
         if op.requested_tools:
             return op.requested_tools
     return ()
+
+
+def build_requests(build: AgentBuild) -> list[tuple[tuple[int, int], ToolRequest]]:
+    """One `ToolRequest` per call each model call of ``build`` asked for (``requested_tools``), with its
+    position ``(model call, call in the response)``."""
+    out: list[tuple[tuple[int, int], ToolRequest]] = []
+    for m_index, call in enumerate(build.models):
+        own = []
+        for r_index, req in enumerate(_requests(build.model_ops[id(call)])):
+            request = ToolRequest(
+                name=req.name,
+                arguments=parse_arguments(req.arguments),
+                call_id=req.call_id,
+                raw_arguments=req.arguments,
+                model_call=call,
+            )
+            own.append(request)
+            out.append(((m_index, r_index), request))
+        call.requested_tools = tuple(own)
+    return out
+
+
+def match_requests(build: AgentBuild, handoff_tools: dict[int, str | None]) -> list[ToolRequest]:
+    """Build the requests of ``build``'s model calls and match them to its executions and handoffs (see
+    the module docstring); return the requests, in order. ``handoff_tools``: the tool name each handoff
+    was recorded under (``id(handoff)`` -> name), when a tool span recorded it."""
+    entries = build_requests(build)
+    if not entries:
+        for tool in build.tools:
+            tool.arguments = parse_arguments(tool.raw_arguments)
+        return []
+    requests = [req for _, req in entries]
+    orders = [order for order, _ in entries]
+    index = _Index(requests)
+    pending: list[ToolExecution] = []
+    for tool in build.tools:
+        i = index.by_call_id(tool.call_id)
+        if i is None:
+            pending.append(tool)
+        else:
+            _apply(tool, requests[i], orders[i], index)
+    for tool in pending:
+        i = index.for_execution(tool)
+        if i is None:
+            tool.arguments = index.parsed(tool, ())
+        else:
+            _apply(tool, requests[i], orders[i], index)
+    for handoff in build.handoffs:
+        i = index.for_handoff(handoff, handoff_tools.get(id(handoff)))
+        if i is not None:
+            _link_handoff(handoff, requests[i])
+    return requests
+
+
+def _apply(tool: ToolExecution, req: ToolRequest, order: tuple[int, int], index: _Index) -> None:
+    tool.request_order = order
+    tool.request = req
+    req.execution = tool
+    if tool.call_id is None:
+        tool.call_id = req.call_id
+    requested = req.arguments
+    params = tuple(requested) if len(requested) == 1 else ()
+    if tool.raw_arguments is None or tool.raw_arguments == "":
+        tool.raw_arguments = req.raw_arguments
+        tool.arguments = dict(requested)
+    elif params and isinstance(tool.raw_arguments, str) and requested[params[0]] == tool.raw_arguments:
+        # one string argument recorded bare (OpenInference unwraps it): keep it a string, even "75001"
+        tool.arguments = dict(requested)
+    else:
+        tool.arguments = dict(index.parsed(tool, params))
+
+
+def _link_handoff(handoff: Handoff, req: ToolRequest) -> None:
+    handoff.request = req
+    req.handoff = handoff
+    if handoff.call_id is None:
+        handoff.call_id = req.call_id
+    if not handoff.arguments:
+        handoff.arguments = dict(req.arguments)
+
+
+def unexecuted(requests: Iterable[ToolRequest]) -> list[ToolRequest]:
+    """The requests that neither an execution nor a handoff carried out."""
+    return [r for r in requests if r.execution is None and r.handoff is None]
 
 
 def order_tools(tools: list[ToolExecution]) -> None:

@@ -1,0 +1,281 @@
+"""Other producers' files, as people share them: Arize Phoenix's span JSON, ConsoleSpanExporter output
+mixed with the program's own prints, OTLP documents that also carry logs or metrics, and model tool
+requests recorded only as ``gen_ai.completion.N.function_call.*``. Never a silent wrong answer."""
+
+from __future__ import annotations
+
+import io
+import itertools
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import traceassert as ta
+from traceassert._loaders import detect_format, load_spans, load_trace, parse_spans, split
+
+from . import _formats
+from .spanbuilder import SpanBuilder
+
+DATA = Path(__file__).resolve().parent.parent / "data"
+#: a real OpenAI Agents SDK run recorded with OpenInference (tests/conformance): `explode` fails with
+#: status ERROR and no exception event
+OPENINFERENCE = DATA / "openinference_openai_agents.json"
+
+
+@pytest.fixture(params=["accelerated", "stdlib"])
+def backend(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    if request.param == "stdlib":
+        monkeypatch.setattr(split, "_msgspec", None)
+    elif split._msgspec is None:
+        pytest.skip("msgspec is not installed")
+    return str(request.param)
+
+
+# ---------------------------------------------------------------------------------------- Phoenix
+
+
+def _nest(flat: dict[str, Any]) -> dict[str, Any]:
+    """Dotted keys as nested objects, digit segments as list positions (gaps stay None): how Phoenix
+    stores attributes, and how its dataframe's ``attributes.*`` columns hold them."""
+    root: dict[str, Any] = {}
+    for key, value in flat.items():
+        parts = key.split(".")
+        node: Any = root
+        for part, nxt in itertools.pairwise(parts):
+            child: Any = [] if nxt.isdigit() else {}
+            if isinstance(node, list):
+                index = int(part)
+                node.extend([None] * (index + 1 - len(node)))
+                node[index] = node[index] if node[index] is not None else child
+                node = node[index]
+            else:
+                node = node.setdefault(part, child)
+        if isinstance(node, list):
+            node.extend([None] * (int(parts[-1]) + 1 - len(node)))
+            node[int(parts[-1])] = value
+        else:
+            node[parts[-1]] = value
+    return root
+
+
+def _dataframe_record(span: ta.Span) -> dict[str, Any]:
+    """One row of Phoenix's ``get_spans_dataframe()`` saved with ``to_json(orient="records")``: pandas
+    writes times as epoch milliseconds, and the ids and attributes as flattened column names."""
+    attrs = dict(span.attributes)
+    if isinstance(attrs.get("tool.parameters"), str):  # Phoenix parses this JSON text when it stores it
+        attrs["tool.parameters"] = json.loads(attrs["tool.parameters"])
+    row: dict[str, Any] = {
+        "name": span.name,
+        "span_kind": attrs.get("openinference.span.kind", "UNKNOWN"),
+        "parent_id": span.parent_id,
+        "start_time": span.start_ns // 1_000_000,
+        "end_time": (span.end_ns or 0) // 1_000_000,
+        "status_code": span.status.code,
+        "status_message": span.status.description or "",
+        "events": [],
+        "context.span_id": span.span_id,
+        "context.trace_id": span.trace_id,
+    }
+    row.update({f"attributes.{k}": v for k, v in _nest(attrs).items()})
+    return row
+
+
+def _facts(trace: ta.Trace) -> dict[str, Any]:
+    tools = trace.tool_executions
+    return {
+        "tools": [(t.name, t.arguments, t.failed) for t in tools],
+        "errors": [str(t.error) for t in tools if t.failed],
+        "agents": [(a.name, [n.name for n in a.nested]) for a in trace.agents],
+        "tokens": [(c.input_tokens, c.output_tokens) for c in trace.model_calls],
+        "totals": trace.summary()["totals"],
+    }
+
+
+def test_phoenix_rest_span_json_of_a_real_run(tmp_path: Path, backend: str) -> None:
+    original = load_trace(OPENINFERENCE)
+    doc = {"data": [_formats.phoenix_span(s) for s in original.spans], "next_cursor": None}
+    assert all("openinference.span.kind" not in s["attributes"] for s in doc["data"])  # moved out by Phoenix
+    path = tmp_path / "phoenix.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    assert detect_format(path) == "phoenix"
+    trace = load_trace(path)
+    assert trace.warnings == ()
+    assert _facts(trace) == _facts(original)
+    explode = next(t for t in trace.tool_executions if t.name == "explode")
+    assert explode.failed is True and "the detonator is broken" in str(explode.error)
+    assert explode.span.status.code == "ERROR" and not explode.span.events
+    assert explode.span.attributes["openinference.span.kind"] == "TOOL"
+    with pytest.raises(ta.TraceAssertionError, match="explode"):
+        ta.TraceAsserter(trace).including_nested().has_no_failed_tool_executions()
+
+
+def test_phoenix_dataframe_json_of_a_real_run(backend: str) -> None:
+    original = load_trace(OPENINFERENCE)
+    rows = [_dataframe_record(s) for s in original.spans]
+    assert any(isinstance(v, list) for row in rows for v in row.values())  # nested message lists
+    for lines in (False, True):
+        text = "\n".join(json.dumps(r) for r in rows) if lines else json.dumps(rows)
+        result = parse_spans(text, name="spans.json")
+        assert set(result.formats.values()) == {"phoenix"} and result.warnings == []
+        trace = ta.Trace(result.spans)
+        assert _facts(trace) == _facts(original)
+        response = next(s for s in trace.spans if s.name == "response")
+        recorded = next(s for s in original.spans if s.span_id == response.span_id)
+        assert response.attributes["llm.input_messages.1.message.role"] == "user"
+        assert json.loads(response.attributes["llm.invocation_parameters"]) == json.loads(
+            recorded.attributes["llm.invocation_parameters"]
+        )
+        tool = next(s for s in trace.spans if s.name == "get_weather")
+        assert json.loads(tool.attributes["tool.parameters"]) == json.loads(
+            next(s for s in original.spans if s.name == "get_weather").attributes["tool.parameters"]
+        )
+
+
+def test_phoenix_span_fields(backend: str) -> None:
+    span = {
+        "id": "U3BhbjoxMjM=",
+        "name": "lookup",
+        "context": {"trace_id": "a1b2c3d4e5f6a1b2c3d4e5f6a1b2c3d4", "span_id": "1a2b3c4d5e6f7a8b"},
+        "span_kind": "TOOL",
+        "parent_id": None,
+        "start_time": "2024-01-01T12:00:00+00:00",
+        "end_time": "2024-01-01T12:00:01.5Z",
+        "status_code": "ERROR",
+        "status_message": "lookup failed: no such city",
+        "attributes": {"tool": {"name": "lookup"}, "input": {"value": '{"city": "Atlantis"}'}, "gone": None},
+        "events": [
+            {
+                "name": "exception",
+                "timestamp": "2024-01-01T12:00:01Z",
+                "attributes": {"exception.type": "KeyError"},
+            }
+        ],
+    }
+    (got,) = parse_spans(json.dumps({"data": [span], "next_cursor": None})).spans
+    assert got.status == ta.Status("ERROR", "lookup failed: no such city")
+    assert dict(got.attributes) == {
+        "tool.name": "lookup",
+        "input.value": '{"city": "Atlantis"}',
+        "openinference.span.kind": "TOOL",
+    }
+    assert (got.start_ns, got.end_ns) == (1_704_110_400_000_000_000, 1_704_110_401_500_000_000)
+    assert got.kind == "INTERNAL" and got.scope_name is None and got.events[0].name == "exception"
+    (tool,) = ta.Trace([got]).tool_executions
+    assert tool.failed is True and tool.arguments == {"city": "Atlantis"}
+    unknown = dict(span, span_kind="UNKNOWN", status_code="OK", status_message="")
+    (plain,) = parse_spans(json.dumps([unknown])).spans
+    assert "openinference.span.kind" not in plain.attributes and plain.status == ta.Status("OK", None)
+
+
+def test_phoenix_records_that_are_wrong_name_their_place(backend: str) -> None:
+    span = {"name": "x", "context": {"trace_id": "ab" * 16, "span_id": "cd" * 8}, "span_kind": "LLM"}
+    with pytest.raises(ta.TraceLoadError, match=r"\[1\]: invalid record: unknown status code 'BROKEN'"):
+        parse_spans(json.dumps([span, dict(span, status_code="BROKEN")]), name="p.json")
+    deep: Any = "leaf"
+    for _ in range(100):
+        deep = {"k": deep}
+    with pytest.raises(ta.TraceLoadError, match="nested deeper than 64"):
+        parse_spans(json.dumps([dict(span, attributes=deep)]))
+
+
+# ---------------------------------------------------------------------------------------- console
+
+
+def test_console_exporter_output_with_the_program_s_own_lines(backend: str) -> None:
+    spans = _formats.record()
+    out = io.StringIO()
+    print("starting the travel agent", file=out)
+    out.write(_formats.console_output(spans[:2]))
+    print("[INFO] weather: {'city': 'Paris'}", file=out)
+    print("{not json either}", file=out)
+    out.write(_formats.console_output(spans[2:]))
+    print("done.", file=out)
+    for data in (out.getvalue(), out.getvalue().encode()):
+        result = parse_spans(data, name="run.log")
+        assert len(result.spans) == 4
+        assert result.warnings == [
+            "run.log: skipped 4 line(s) that are not JSON (a program's own output between the spans "
+            "ConsoleSpanExporter printed)"
+        ]
+        assert ta.Trace(result.spans).summary() == load_trace(DATA / "formats" / "console.txt").summary()
+
+
+def test_lines_that_are_not_json_are_still_an_error_without_spans(backend: str) -> None:
+    with pytest.raises(ta.TraceLoadError, match=r"^log\.txt: line 1, column 1: invalid JSON"):
+        parse_spans("hello\nworld\n", name="log.txt")
+    # a broken span record is never skipped: the error is inside a value, not a line of its own
+    text = _formats.console_output(_formats.record())
+    broken = text.replace('"kind": "SpanKind.INTERNAL"', '"kind": SpanKind.INTERNAL', 1)
+    with pytest.raises(ta.TraceLoadError, match="invalid JSON"):
+        parse_spans(broken)
+    # JSON Lines (a Collector file) with a corrupt line: an error, not a skipped line
+    lines = (DATA / "formats" / "otlp-collector.jsonl").read_text().splitlines()
+    with pytest.raises(ta.TraceLoadError, match="line 2"):
+        parse_spans("\n".join([lines[0], "garbage", *lines[1:]]))
+
+
+# ---------------------------------------------------------------------------------------- logs, metrics
+
+
+def test_otlp_logs_and_metrics_next_to_traces_are_ignored_with_a_warning(backend: str) -> None:
+    traces = json.loads((DATA / "formats" / "otlp-protobuf.json").read_text())
+    logs = {"resourceLogs": [{"scopeLogs": [{"logRecords": [{"body": {"stringValue": "hi"}}]}]}]}
+    metrics = {"resourceMetrics": [{"scopeMetrics": [{"metrics": [{"name": "m"}]}]}]}
+    expected = "f.json: ignored the OTLP logs (resourceLogs) and metrics (resourceMetrics) in the file"
+    one_document = json.dumps({**traces, **logs, **metrics})
+    collector_lines = "\n".join(json.dumps(d) for d in (logs, traces, metrics))
+    logs_first = "\n".join(json.dumps(d) for d in (metrics, logs, traces))
+    for text in (one_document, collector_lines, logs_first):
+        for data in (text, text.encode()):
+            result = parse_spans(data, name="f.json")
+            assert len(result.spans) == 4
+            assert [w for w in result.warnings if "ignored" in w] == [expected + ": only traces are read"]
+    with pytest.raises(ta.TraceLoadError, match=r"no spans in f\.json: it holds OTLP logs"):
+        parse_spans(json.dumps(logs), name="f.json")
+
+
+# ---------------------------------------------------------------------------------------- requests
+
+
+@pytest.mark.parametrize("scope", ["litellm", "opentelemetry.instrumentation.openai.v1"])
+def test_a_tool_request_recorded_only_as_a_function_call(scope: str) -> None:
+    b = SpanBuilder()
+    agent = b.agent("planner")
+    chat = b.span(
+        "litellm_request",
+        {
+            "gen_ai.system": "openai",
+            "gen_ai.request.model": "gpt-4o",
+            "gen_ai.usage.prompt_tokens": 20,
+            "gen_ai.usage.completion_tokens": 7,
+            "llm.request.type": "chat",
+            "gen_ai.prompt.0.role": "user",
+            "gen_ai.prompt.0.content": "Weather in Paris?",
+            "gen_ai.completion.0.function_call.name": "get_weather",
+            "gen_ai.completion.0.function_call.arguments": '{"city": "Paris"}',
+        },
+        parent=agent,
+    )
+    spans = [s if s is not chat else _with_scope(s, scope) for s in b.spans]
+    trace = ta.Trace(spans)
+    op = trace.operation(trace.spans[1])
+    assert op is not None and op.kind == "model"
+    (request,) = op.requested_tools
+    assert (request.name, request.arguments) == ("get_weather", '{"city": "Paris"}')
+    assert not trace.tool_executions  # a request is not an execution
+    assert "tool get_weather(city='Paris') (requested" in trace.render()
+
+
+def _with_scope(span: ta.Span, scope: str) -> ta.Span:
+    import dataclasses
+
+    return dataclasses.replace(span, scope_name=scope)
+
+
+def test_load_spans_reads_the_committed_phoenix_sample() -> None:
+    result = load_spans(DATA / "formats" / "phoenix-rest.json")
+    assert result.formats == {str(DATA / "formats" / "phoenix-rest.json"): "phoenix"}
+    failing = next(s for s in result.spans if s.name == "execute_tool book_hotel")
+    assert failing.status == ta.Status("ERROR", "hotel API timed out")
