@@ -106,7 +106,10 @@ def test_soft_through_the_asserter_method() -> None:
         with a.soft() as s:
             s.has_failed()
             s.top_level_only().has_tool_executed_with("get_weather", {"city": "London"})
-    assert "args['city']: 'Paris' != 'London'" in str(info.value)
+    short = str(info.value)
+    assert "has_tool_executed_with('get_weather', {'city': 'London'}) on agent 'orchestrator'" in short
+    # the short message keeps each failure's first lines; the details are in the whole message
+    assert "args['city']: 'Paris' != 'London'" in info.value.full_message()
 
 
 def test_soft_with_one_failure_raises_it_unchanged() -> None:
