@@ -34,7 +34,8 @@ def short(value: Any, limit: int = 120) -> str:
 
 
 def _cut_text(text: str, limit: int) -> str:
-    """Free text (an error message) on one line, cut to ``limit`` characters."""
+    """Free text (an error message) on one line, cut to ``limit`` characters (callers give errors
+    twice the room of a value, as for an argument list)."""
     text = text.replace("\n", "\\n")
     return text if len(text) <= limit else text[: max(1, limit - 1)] + "…"
 
@@ -57,7 +58,7 @@ def describe_tool(tool: ToolExecution, limit: int = 120, *, redact: bool | None 
     if tool.failed is True:
         if tool.error is None:
             return f"{head} FAILED"
-        return f"{head} FAILED: {_cut_text(str(_shown(str(tool.error), redact)), limit)}"
+        return f"{head} FAILED: {_cut_text(str(_shown(str(tool.error), redact)), limit * 2)}"
     if tool.failed is None:
         return f"{head} (status unknown)"
     result = f" -> {short(_shown(tool.result, redact), limit)}" if tool.result is not None else ""
@@ -89,7 +90,9 @@ def _describe_model(call: ModelCall, limit: int = 120) -> str:
     if call.finish_reasons:
         parts.append("finish=" + ",".join(call.finish_reasons))
     if call.failed:
-        parts.append("FAILED" + (f": {_cut_text(str(call.error), limit)}" if call.error is not None else ""))
+        parts.append(
+            "FAILED" + (f": {_cut_text(str(call.error), limit * 2)}" if call.error is not None else "")
+        )
     return " ".join(parts)
 
 
@@ -99,7 +102,7 @@ def _describe_agent(
     label = "work outside any agent" if inv.implicit else "agent"
     text = f"{label} {inv.name} [{inv.status}]"
     if inv.error is not None:
-        text += f" {_cut_text(str(_shown(str(inv.error), redact)), limit)}"
+        text += f" {_cut_text(str(_shown(str(inv.error), redact)), limit * 2)}"
     if inv.total_tokens is not None:
         text += f" tokens={inv.total_tokens}"
     if durations and inv.duration_s is not None:
