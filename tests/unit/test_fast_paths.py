@@ -135,3 +135,78 @@ def test_iso_timestamps_read_the_same_the_first_time_and_from_the_cache() -> Non
     assert first[2] == 1728932077_123456789 and first[3] == first[2]
     assert first[7] == first[0] - 2 * 3600 * 1_000_000_000
     assert all(isinstance(v, str) for v in (first[11], first[13], first[14]))
+
+
+def _indexed_by_scan(attrs: dict[str, Any], prefix: str) -> dict[int, dict[str, Any]]:
+    out: dict[int, dict[str, Any]] = {}
+    for key, value in attrs.items():
+        if key.startswith(prefix):
+            index, _, rest = key[len(prefix) :].partition(".")
+            if index.isdigit() and rest:
+                out.setdefault(int(index), {})[rest] = value
+    return dict(sorted(out.items()))
+
+
+def test_flattened_lists_group_as_a_scan_groups() -> None:
+    from traceassert._dialects._indexed import has_key_under, indexed
+
+    attrs = {
+        "p.10.message.role": "user",
+        "p.2.message.content": "b",
+        "p.01.message.role": "system",
+        "p.2.message.role": "assistant",
+        "p.1.message.content": "a",
+        "p.x.message.role": "no index",
+        "p.3": "no rest",
+        "other.0.message.role": "other prefix",
+    }
+    for _ in range(2):  # the second time from the cached plan
+        for prefix in ["p.", "other.", "nope."]:
+            got = indexed(attrs, prefix)
+            assert got == _indexed_by_scan(attrs, prefix)
+            assert [list(v) for v in got.values()] == [
+                list(v) for v in _indexed_by_scan(attrs, prefix).values()
+            ]
+        assert has_key_under(attrs, "p.") and has_key_under(attrs, "other.0")
+        assert not has_key_under(attrs, "nope")
+    changed = {**attrs, "p.1.message.content": "changed"}  # same keys, new values: the values are read
+    assert indexed(changed, "p.")[1] == {"message.role": "system", "message.content": "changed"}
+
+
+_REPRS = [
+    {"city": "Paris", "days": 1, "request": "get_weather #0"},
+    {"a": None, "b": True, "c": False, "d": 1.5, "e": [1, "x", {"f": None}]},
+    {"q": "it's"},
+    {"q": 'say "hi"'},
+    {"q": "None", "r": "True"},
+    {"q": "line\nbreak\ttab\\slash"},
+    {"q": "é\u200b"},
+    {1: "int key"},
+    {"t": (1, 2)},
+    {"n": float("nan")},
+    [1, 2.0, -3e-05, "x"],
+    (1, "tuple"),
+]
+
+
+@pytest.mark.parametrize("value", _REPRS, ids=[repr(v)[:30] for v in _REPRS])
+def test_python_reprs_parse_as_literal_eval_parses_them(value: Any) -> None:
+    import ast
+
+    from traceassert._reconstruct.arguments import _parse_text
+
+    text = repr(value)
+    try:
+        expected: Any = (True, ast.literal_eval(text))
+    except ValueError:
+        expected = (False, text)
+    got = _parse_text(text)
+    assert repr(got) == repr(expected)
+    assert [type(v) for v in got] == [type(v) for v in expected]
+
+
+def test_plain_reprs_take_the_json_path() -> None:
+    from traceassert._reconstruct.arguments import _repr_as_json
+
+    fast = [v for v in _REPRS if _repr_as_json(repr(v)) is not None]
+    assert fast == [_REPRS[i] for i in (0, 1, 5, 6, 10)]  # "None" in a string: literal_eval reads it

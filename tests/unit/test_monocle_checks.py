@@ -187,6 +187,8 @@ def test_where_by_event_finds_what_a_scan_finds() -> None:
                     continue
                 found = a.where(attribute=attribute, event=event)
                 assert [s.name for s in found.spans] == expected, (kind, name, attrs)
+    again = ta.TraceAsserter(trace).where(attribute={"span.type": "inference"}, event="metadata")
+    assert [s.name for s in again.spans] == scan(trace.spans, "inference", "metadata", None)  # cached
     narrowed = a.where(attribute={"span.type": "tool"})
     assert [s.name for s in narrowed.where(event="metadata").spans] == scan(
         trace.spans, "tool", "metadata", None

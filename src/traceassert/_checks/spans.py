@@ -77,7 +77,7 @@ class SpanChecks(SelectionBase):
         selected = self._position_set()
         candidates: Iterable[int]
         # criteria the indexes answered whole, not checked again span by span
-        attribute_done = event_done = False
+        attribute_done = event_done = by_event = False
         if attribute:
             index = trace.attribute_index()
             keys = sorted(attribute, key=lambda key: len(index.get(key, ())))
@@ -85,25 +85,34 @@ class SpanChecks(SelectionBase):
             candidates = index.get(first, ())
             expected_first = attribute[first]
             if expected_first is not None:
-                by_value = trace.value_index(first, expected_first)
+                by_value = (
+                    trace.value_index(first, expected_first)
+                    if ev is None
+                    else trace.value_index_with_event(first, expected_first, ev[0])
+                )
                 if by_value is not None:
                     candidates = by_value
                     attribute_done = len(attribute) == 1
+                    by_event = ev is not None
         elif selected is not None:
             candidates = sorted(selected)
         else:
             candidates = range(len(spans))
         if ev is not None:
-            # the spans with an event of that name (event index); its attributes are checked below
-            if attribute or selected is not None:
-                candidates = sorted(trace.event_positions(ev[0]).intersection(candidates))
+            # the spans with an event of that name (event index); its attributes are checked below.
+            # ``filter`` with a set's ``__contains__`` keeps the position order, at C speed
+            if attribute:
+                if not by_event:  # else ``value_index_with_event`` narrowed them already
+                    candidates = list(filter(trace.event_positions(ev[0]).__contains__, candidates))
+            elif selected is not None:
+                candidates = list(filter(selected.__contains__, trace.event_index().get(ev[0], ())))
             else:
                 candidates = trace.event_index().get(ev[0], ())
             event_done = not ev[1]
         if (attribute_done or not attribute) and (event_done or ev is None) and predicate is None:
             if selected is None:
                 return list(candidates)
-            return [i for i in candidates if i in selected]
+            return list(filter(selected.__contains__, candidates))
         out: list[int] = []
         for i in candidates:
             if selected is not None and i not in selected:

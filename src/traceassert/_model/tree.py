@@ -37,6 +37,7 @@ class SpanTree:
         "_by_key",
         "_children",
         "_event_index",
+        "_event_queries",
         "_event_sets",
         "_parent",
         "_pos",
@@ -142,6 +143,7 @@ class SpanTree:
         self._value_index: dict[str, dict[Any, list[int]] | None] = {}
         self._event_index: dict[str, list[int]] | None = None
         self._event_sets: dict[str, frozenset[int]] = {}
+        self._event_queries: dict[tuple[Any, ...], list[int]] = {}
 
     def _break_cycles(self, notes: list[str]) -> None:
         parent = self._parent
@@ -305,6 +307,21 @@ class SpanTree:
         if found is None:
             found = self._event_sets[name] = frozenset(self.event_index().get(name, ()))
         return found
+
+    def value_index_with_event(self, key: str, value: Any, event: str) -> list[int] | None:
+        """``value_index(key, value)`` narrowed to the spans with an event named ``event``; kept for the
+        next call with the same arguments (a check repeated on one trace). Do not modify the list."""
+        found = self.value_index(key, value)
+        if found is None:
+            return None
+        query = (key, type(value), tuple(value) if isinstance(value, list) else value, event)
+        narrowed = self._event_queries.get(query)
+        if narrowed is None:
+            narrowed = list(filter(self.event_positions(event).__contains__, found))  # in position order
+            if len(self._event_queries) >= 64:
+                self._event_queries.clear()
+            self._event_queries[query] = narrowed
+        return narrowed
 
     def value_index(self, key: str, value: Any) -> list[int] | None:
         """Positions of the spans whose attribute ``key`` equals ``value``; None when the index cannot

@@ -38,11 +38,27 @@ def _parse_text(text: str) -> tuple[bool, Any]:
 def _parse_literal(text: str, stripped: str) -> tuple[bool, Any]:
     """A Python literal (the repr of a dict, list or tuple); ``(False, text)`` when it is none."""
     if stripped[0] in "{[(" and len(stripped) <= _MAX_LITERAL_CHARS and shallow_json(stripped):
+        quick = _repr_as_json(stripped)
+        if quick is not None:
+            return True, quick
         try:
             return True, ast.literal_eval(stripped)
         except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
             pass
     return False, text
+
+
+def _repr_as_json(text: str) -> dict[str, Any] | list[Any] | None:
+    """``str()`` of a dict or list of JSON values (what Monocle records), read as JSON: quotes and
+    ``True``/``False``/``None`` swapped. Kept only when the value's repr is ``text`` itself, so it is
+    what ``ast.literal_eval`` gives; None otherwise (and ``literal_eval`` decides), much faster."""
+    if text[0] == "(":
+        return None
+    swapped = text.replace("'", '"').replace("True", "true").replace("False", "false").replace("None", "null")
+    ok, value = loads_json(swapped)
+    if ok and value.__class__ in (dict, list) and repr(value) == text:
+        return value
+    return None
 
 
 def parse_arguments(raw: Any, param_names: tuple[str, ...] = ()) -> dict[str, Any]:
