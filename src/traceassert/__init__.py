@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from ._evaluation.expect import Matcher, expect
     from ._evaluation.judge import Judge, JudgeError, Verdict
     from ._evaluation.results import Score, record_score, recorded_scores
+    from ._golden import BehaviourDiff, SlimResult, behaviour_diff, slim_trace
     from ._instrument import instrument
     from ._loaders import FORMATS, dump_trace, load_trace, parse_spans
     from ._model.records import (
@@ -42,6 +43,7 @@ __version__ = "0.1.0"
 #: public name -> private module that defines it
 _EXPORTS: dict[str, str] = {
     "AgentInvocation": "._model.records",
+    "BehaviourDiff": "._golden",
     "Capture": "._capture",
     "ErrorInfo": "._model.records",
     "EvalResult": "._evaluation.evals",
@@ -54,6 +56,7 @@ _EXPORTS: dict[str, str] = {
     "ModelCall": "._model.records",
     "Retrieval": "._model.records",
     "Score": "._evaluation.results",
+    "SlimResult": "._golden",
     "Span": "._model.span",
     "SpanEvent": "._model.span",
     "SpanLink": "._model.span",
@@ -69,6 +72,7 @@ _EXPORTS: dict[str, str] = {
     "TraceWriteError": "._errors",
     "Verdict": "._evaluation.judge",
     "assert_trace": "._asserter",
+    "behaviour_diff": "._golden",
     "capture": "._capture",
     "dump_trace": "._loaders",
     "expect": "._evaluation.expect",
@@ -78,12 +82,14 @@ _EXPORTS: dict[str, str] = {
     "record_score": "._evaluation.results",
     "recorded_scores": "._evaluation.results",
     "scope": "._capture",
+    "slim_trace": "._golden",
     "soft": "._asserter",
 }
 
 __all__ = [
     "FORMATS",
     "AgentInvocation",
+    "BehaviourDiff",
     "Capture",
     "ErrorInfo",
     "EvalResult",
@@ -95,6 +101,7 @@ __all__ = [
     "ModelCall",
     "Retrieval",
     "Score",
+    "SlimResult",
     "Span",
     "SpanEvent",
     "SpanLink",
@@ -111,6 +118,7 @@ __all__ = [
     "Verdict",
     "__version__",
     "assert_trace",
+    "behaviour_diff",
     "capture",
     "dump_trace",
     "expect",
@@ -120,6 +128,7 @@ __all__ = [
     "record_score",
     "recorded_scores",
     "scope",
+    "slim_trace",
     "soft",
 ]
 

@@ -20,6 +20,7 @@ from ._checks.spans import SpanChecks
 from ._checks.tools import ToolCallChecks
 from ._errors import TraceAssertionError
 from ._evaluation.checks import EvalChecks
+from ._golden.check import GoldenChecks
 from ._trace import Trace
 
 __all__ = ["TraceAsserter", "assert_trace", "soft"]
@@ -35,6 +36,7 @@ class TraceAsserter(
     BudgetChecks,
     InvocationChecks,
     EvalChecks,
+    GoldenChecks,
 ):
     """Fluent checks over a Trace, a Capture (read live), or an iterable of spans.
 

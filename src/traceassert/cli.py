@@ -1,4 +1,4 @@
-"""The ``traceassert`` command line: show, check, convert and summarise trace files."""
+"""The ``traceassert`` command line: show, check, convert, summarise, slim and diff trace files."""
 
 from __future__ import annotations
 
@@ -239,7 +239,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="traceassert",
-        description="Show, check, convert and summarise OpenTelemetry traces of LLM agents.",
+        description="Show, check, convert, summarise, slim and diff OpenTelemetry traces of LLM agents.",
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -314,6 +314,10 @@ def _parser() -> argparse.ArgumentParser:
     summary.add_argument("--json", action="store_true", help="the full summary as JSON")
     add_format(summary)
     summary.set_defaults(func=_cmd_summary)
+
+    from ._golden.commands import add_commands
+
+    add_commands(sub, _load, add_format)
     return parser
 
 

@@ -2,13 +2,13 @@
 
 Registered through the ``pytest11`` entry point. Importing it is cheap: OpenTelemetry and traceassert's
 own modules are imported only when a test asks for a fixture. Nothing is installed, replaced or written
-for tests that do not use the fixtures (and nothing is written unless ``--traceassert-dump-dir`` is given).
+for tests that do not use the fixtures (and nothing is written unless ``--traceassert-dump-dir`` or
+``--traceassert-record`` is given).
 """
 
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Generator
 from typing import TYPE_CHECKING, Any
 
@@ -48,6 +48,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         action="store_true",
         default=False,
         help="write dumps, the report and failure messages without redacting secrets",
+    )
+    group.addoption(
+        "--traceassert-record",
+        action="store",
+        default=None,
+        metavar="DIR",
+        help="write the slim golden trace of every passing test that captured spans to "
+        "DIR/<test module>/<test name>.json (see `traceassert slim`)",
     )
     _add_results_options(group)
 
@@ -115,7 +123,9 @@ def pytest_runtest_setup(item: pytest.Item) -> Generator[None, None, None]:
             from ._errors import DUMP_HINT
 
             # a failure message names the file the whole trace will be dumped to
-            DUMP_HINT.set(os.path.join(dump_dir, f"{_safe_name(item.nodeid)}.json"))
+            from ._golden.record import safe_test_name
+
+            DUMP_HINT.set(os.path.join(dump_dir, f"{safe_test_name(item.nodeid)}.json"))
     return (yield)
 
 
@@ -136,6 +146,9 @@ def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, Any, Any]:
     report = yield
+    record_dir = item.config.getoption("--traceassert-record", None)
+    if record_dir and report.passed and report.when == "call":
+        _record(item, report, record_dir)
     if report.failed and report.when in ("call", "setup"):
         dump_dir = item.config.getoption("--traceassert-dump-dir")
         cap = item.stash.get(_CAPTURE_KEY, None)
@@ -150,23 +163,22 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     return report
 
 
-def _safe_name(nodeid: str) -> str:
-    """A file name for the test: readable, and unique per test id (a short hash of the whole id)."""
-    import hashlib
+def _record(item: pytest.Item, report: pytest.TestReport, record_dir: str) -> None:
+    cap = item.stash.get(_CAPTURE_KEY, None)
+    if cap is not None:
+        from ._golden.record import record_test
 
-    name = re.sub(r"[^A-Za-z0-9_.-]+", "_", nodeid).strip("._")[:140] or "test"
-    return f"{name}-{hashlib.sha1(nodeid.encode('utf-8')).hexdigest()[:8]}"
+        line = record_test(
+            cap.trace(), record_dir, item.nodeid, item.name, _redaction(item.config) is not False
+        )
+        report.sections.append(("traceassert", line))
 
 
 def _dump(item: pytest.Item, cap: Capture, dump_dir: str) -> str:
+    from ._golden.record import dump_path
     from ._loaders import dump_trace
 
-    os.makedirs(dump_dir, exist_ok=True)
-    worker = os.environ.get("PYTEST_XDIST_WORKER")
-    base = _safe_name(item.nodeid)
-    path = os.path.join(dump_dir, f"{base}.json")
-    if os.path.exists(path) and worker:
-        path = os.path.join(dump_dir, f"{base}.{worker}.json")
+    path = dump_path(dump_dir, item.nodeid, os.environ.get("PYTEST_XDIST_WORKER"))
     dump_trace(cap.trace(), path, redact=_redaction(item.config))
     return path
 

@@ -23,7 +23,7 @@ from typing import Any
 from .._errors import TraceWriteError
 from .._model.span import Span, SpanEvent, SpanLink, spans_from
 
-__all__ = ["dump_trace", "to_otlp_json"]
+__all__ = ["dump_trace", "json_bytes", "to_otlp_json", "write_file"]
 
 _KIND = {"INTERNAL": 1, "SERVER": 2, "CLIENT": 3, "PRODUCER": 4, "CONSUMER": 5}
 _STATUS = {"UNSET": 0, "OK": 1, "ERROR": 2}
@@ -144,12 +144,25 @@ def dump_trace(
     items = spans_from(spans)
     if redact is not False:
         items = redact_spans(items, () if redact is True else redact)
-    doc = to_otlp_json(items)
+    write_file(target, json_bytes(to_otlp_json(items)), existing)
+
+
+def json_bytes(doc: Any, *, indent: int | None = None) -> bytes:
+    """``doc`` as UTF-8 JSON text with a final newline (compact unless ``indent``); lone surrogates are
+    written as escapes, which JSON can carry."""
+    separators = (",", ":") if indent is None else (",", ": ")
     try:
-        text = json.dumps(doc, ensure_ascii=False, separators=(",", ":")) + "\n"
-        data = text.encode("utf-8")
-    except UnicodeEncodeError:  # lone surrogates: escape them, JSON can carry them that way
-        data = (json.dumps(doc, ensure_ascii=True, separators=(",", ":")) + "\n").encode("ascii")
+        return (json.dumps(doc, ensure_ascii=False, indent=indent, separators=separators) + "\n").encode()
+    except UnicodeEncodeError:
+        return (json.dumps(doc, ensure_ascii=True, indent=indent, separators=separators) + "\n").encode()
+
+
+def write_file(target: Path, data: bytes, existing: os.stat_result | None = None) -> None:
+    """Write ``data`` to ``target`` (gzip when the name ends in ``.gz``) under a temporary name, then
+    rename it: readers never see half a file, and only a regular file or a new path is written (else
+    ``TraceWriteError``). ``existing`` is what `_regular_or_absent` found, when the caller checked."""
+    if existing is None:
+        existing = _regular_or_absent(target)
     if target.name.lower().endswith(".gz"):
         data = gzip.compress(data, mtime=0)
     target.parent.mkdir(parents=True, exist_ok=True)

@@ -1,0 +1,283 @@
+"""Slimming a trace into a golden file: the behaviour kept, the bulk and the run-specific noise gone.
+
+What is kept is decided by the reconstruction itself, not by a list of keys: a piece of the trace (all
+values of one attribute key, an event, a resource key, the links) is dropped when the trace without it
+has the same `fingerprint`, and kept otherwise. So every dialect keeps exactly the keys its records are
+read from (model, tokens, finish reasons, statuses, errors, tool arguments and results, handoffs,
+conversation ids), and a producer nobody here has seen is slimmed just as safely. Long text that is
+still kept (message content, system prompts) is cut to `TEXT_CHARS` characters, inside JSON text too,
+when the behaviour stays the same.
+
+The output is deterministic: trace and span ids are renumbered in start order, tool-call and conversation
+ids become ``call_1``, ``conversation_1``, ..., times become ticks of 1 ms that keep the order of every
+start and end (``keep_times=True`` keeps the real times, relative to the first start), attributes are
+sorted, and the JSON is indented for review. Each resource says which times it holds
+(`TIMES_KEY`), so that ``diff`` does not compare durations made of ticks. Re-recording the same
+behaviour gives the same bytes.
+Secrets are redacted first (``redact=False`` keeps them). The written file is read back and its
+fingerprint compared: a slim file that would not behave like its original is never written.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .._errors import TraceWriteError
+from .._loaders.dump import json_bytes, to_otlp_json, write_file
+from .._model.span import Span, SpanEvent
+from .fingerprint import CUT_MARK, TEXT_CHARS, fingerprint
+from .renumber import Renumbering, renumber
+
+if TYPE_CHECKING:
+    from .._trace import Trace
+
+__all__ = ["TIMES_KEY", "SlimResult", "slim_trace", "write_slim"]
+
+#: the resource attribute that tells a slim trace's times: "ticks" (order only) or "relative"
+TIMES_KEY = "traceassert.slim.times"
+
+#: attribute keys that hold message content (kept whole, never dropped, with ``keep_messages``)
+_CONTENT = re.compile(
+    r"(^|\.)(messages?|prompt|completion|content|system_instructions|instructions|input\.value|"
+    r"output\.value|input_messages|output_messages)(\.|$)|^(data\.input|data\.output)$"
+)
+_INDEX = re.compile(r"\.\d+(?=\.|$)")
+
+
+@dataclass
+class SlimResult:
+    """A slimmed trace: its spans, the OTLP JSON bytes, and what was kept, cut and dropped."""
+
+    spans: list[Span]
+    data: bytes
+    #: the groups of keys kept / cut / dropped (``attr:gen_ai.usage.input_tokens``, ``event:metadata``,
+    #: ``resource:service.name``, ``links``)
+    kept: tuple[str, ...] = ()
+    cut: tuple[str, ...] = ()
+    dropped: tuple[str, ...] = ()
+    renumbered: Renumbering = field(default_factory=Renumbering)
+
+    def write(self, path: str | Path) -> None:
+        """Write the slim trace to ``path`` (a regular file or a new path; ``.gz`` compresses); only a
+        regular file is ever replaced (else ``TraceWriteError``)."""
+        write_file(Path(path), self.data)
+
+
+def _group(key: str) -> str:
+    return _INDEX.sub(".N", key)
+
+
+class _Slimmer:
+    """Holds the spans as mutable parts and tries removals and cuts against the target fingerprint."""
+
+    def __init__(self, spans: list[Span], target: dict[str, Any], keep_messages: bool) -> None:
+        self.spans = spans
+        self.target = target
+        self.keep_messages = keep_messages
+        self.dropped: set[str] = set()
+        self.cuts: dict[str, Callable[[Any], Any]] = {}
+
+    # -- building a candidate ------------------------------------------------------------------
+
+    def build(self, dropped: set[str], cuts: Mapping[str, Callable[[Any], Any]]) -> list[Span]:
+        out: list[Span] = []
+        for span in self.spans:
+            attrs = _filtered(span.attributes, "attr:", dropped, cuts)
+            events = tuple(
+                SpanEvent(
+                    ev.name, ev.timestamp_ns, _filtered(ev.attributes, f"event:{ev.name}:", dropped, cuts)
+                )
+                for ev in span.events
+                if f"event:{ev.name}" not in dropped
+            )
+            resource = _filtered(span.resource, "resource:", dropped, cuts)
+            links = () if "links" in dropped else span.links
+            out.append(
+                Span(
+                    span.trace_id,
+                    span.span_id,
+                    span.parent_id,
+                    span.name,
+                    span.kind,
+                    span.start_ns,
+                    span.end_ns,
+                    span.status,
+                    attrs,
+                    events,
+                    resource,
+                    span.scope_name,
+                    span.scope_version,
+                    links,
+                )
+            )
+        return out
+
+    def same(self, dropped: set[str], cuts: Mapping[str, Callable[[Any], Any]]) -> bool:
+        from .._trace import Trace
+
+        candidate = Trace(self.build(dropped, cuts))
+        return fingerprint(candidate, keep_messages=self.keep_messages) == self.target
+
+    # -- the search ----------------------------------------------------------------------------
+
+    def drop(self, groups: list[str]) -> None:
+        """Drop as many of ``groups`` as the behaviour allows: all at once when that holds, else half by
+        half (a group that cannot go alone is kept)."""
+        if not groups:
+            return
+        trial = self.dropped | set(groups)
+        if self.same(trial, self.cuts):
+            self.dropped = trial
+            return
+        if len(groups) == 1:
+            return
+        middle = len(groups) // 2
+        self.drop(groups[:middle])
+        self.drop(groups[middle:])
+
+    def cut(self, groups: list[str]) -> None:
+        """Cut the long text of each of ``groups`` where the behaviour allows it (one group at a time)."""
+        for group in groups:
+            trial = {**self.cuts, group: _cut_value}
+            if self.same(self.dropped, trial):
+                self.cuts = trial
+
+
+def _filtered(
+    attrs: Mapping[str, Any], prefix: str, dropped: set[str], cuts: Mapping[str, Callable[[Any], Any]]
+) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key in sorted(attrs):
+        group = prefix + _group(key)
+        if group in dropped:
+            continue
+        value = attrs[key]
+        cut = cuts.get(group)
+        out[key] = cut(value) if cut is not None else value
+    return out
+
+
+def _cut_value(value: Any) -> Any:
+    """Long text cut to `TEXT_CHARS`; JSON text keeps its structure with each long string inside cut."""
+    if isinstance(value, tuple | list):
+        return tuple(_cut_value(v) for v in value)
+    if not isinstance(value, str) or len(value) <= TEXT_CHARS:
+        return value
+    stripped = value.lstrip()
+    if stripped[:1] in ("{", "["):
+        try:
+            parsed = json.loads(value)
+        except (ValueError, RecursionError):
+            parsed = None
+        if isinstance(parsed, dict | list):
+            return json.dumps(_cut_inside(parsed), ensure_ascii=False)
+    return value[:TEXT_CHARS] + CUT_MARK
+
+
+def _cut_inside(value: Any) -> Any:
+    stack: list[Any] = [value]
+    while stack:  # iterative: JSON may nest deeper than the recursion limit
+        item = stack.pop()
+        pairs: Iterable[tuple[Any, Any]] = item.items() if isinstance(item, dict) else enumerate(item)
+        for k, v in list(pairs):
+            if isinstance(v, str) and len(v) > TEXT_CHARS:
+                item[k] = v[:TEXT_CHARS] + CUT_MARK
+            elif isinstance(v, dict | list):
+                stack.append(v)
+    return value
+
+
+def _groups(spans: list[Span]) -> list[str]:
+    found: set[str] = set()
+    for span in spans:
+        found.update("attr:" + _group(k) for k in span.attributes)
+        found.update("resource:" + _group(k) for k in span.resource)
+        for ev in span.events:
+            found.add(f"event:{ev.name}")
+            found.update(f"event:{ev.name}:" + _group(k) for k in ev.attributes)
+        if span.links:
+            found.add("links")
+    return sorted(found)
+
+
+def _long_text_groups(spans: list[Span]) -> list[str]:
+    found: set[str] = set()
+
+    def scan(prefix: str, attrs: Mapping[str, Any]) -> None:
+        for key, value in attrs.items():
+            if isinstance(value, tuple):
+                value = " ".join(v for v in value if isinstance(v, str))
+            if isinstance(value, str) and len(value) > TEXT_CHARS:
+                found.add(prefix + _group(key))
+
+    for span in spans:
+        scan("attr:", span.attributes)
+        for ev in span.events:
+            scan(f"event:{ev.name}:", ev.attributes)
+    return sorted(found)
+
+
+def _is_content(group: str) -> bool:
+    key = group.split(":")[-1]
+    return _CONTENT.search(key) is not None
+
+
+def _kept_by_user(group: str, keep: Iterable[str]) -> bool:
+    key = group.split(":")[-1]
+    return any(key == k or key == _group(k) or group == k for k in keep)
+
+
+def slim_trace(
+    trace: Trace,
+    *,
+    keep_messages: bool = False,
+    keep: Iterable[str] = (),
+    keep_times: bool = False,
+    redact: bool = True,
+) -> SlimResult:
+    """The slim golden form of ``trace`` (see the module docstring). ``keep`` names attribute keys to
+    keep whatever they do (``gen_ai.request.temperature``; indexed keys by their ``.N`` form)."""
+    from .._loaders import parse_spans
+    from .._loaders.redact import redact_spans
+    from .._trace import Trace as TraceClass
+
+    keep = tuple(keep)
+    base = TraceClass(redact_spans(trace.spans)) if redact else trace
+    if not base.spans:
+        raise TraceWriteError("nothing to slim: the trace has no spans")
+    spans, numbering = renumber(base, keep_times=keep_times)
+    target = fingerprint(TraceClass(spans), keep_messages=keep_messages)
+    slimmer = _Slimmer(spans, target, keep_messages)
+    groups = _groups(spans)
+    protected = {g for g in groups if _kept_by_user(g, keep) or (keep_messages and _is_content(g))}
+    slimmer.drop([g for g in groups if g not in protected])
+    if not keep_messages:
+        long_groups = [g for g in _long_text_groups(spans) if g not in slimmer.dropped and g not in protected]
+        slimmer.cut(long_groups)
+    mark = {TIMES_KEY: numbering.times}
+    result_spans = [
+        replace(span, resource={**span.resource, **mark})
+        for span in slimmer.build(slimmer.dropped, slimmer.cuts)
+    ]
+    data = json_bytes(to_otlp_json(result_spans), indent=1)
+    reread = TraceClass(parse_spans(data, name="<slim>").spans)
+    if fingerprint(reread, keep_messages=keep_messages) != target:  # pragma: no cover - a bug if reached
+        raise TraceWriteError("the slim trace would not behave like the original; nothing written")
+    return SlimResult(
+        spans=result_spans,
+        data=data,
+        kept=tuple(g for g in groups if g not in slimmer.dropped),
+        cut=tuple(sorted(slimmer.cuts)),
+        dropped=tuple(sorted(slimmer.dropped)),
+        renumbered=numbering,
+    )
+
+
+def write_slim(result: SlimResult, path: str | Path) -> None:
+    """``result.write(path)``."""
+    result.write(path)
