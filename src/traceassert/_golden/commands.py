@@ -20,6 +20,12 @@ _SLIM_EPILOG = """examples:
   traceassert slim run.json golden.json --keep-messages --keep gen_ai.request.temperature
 exit status: 0 written, 2 unreadable input or an output that is not a regular file
 """
+_GENERATE_EPILOG = """examples:
+  traceassert generate run.json --name test_checkout -o tests/test_checkout.py
+      writes tests/test_checkout.py and the golden tests/test_checkout.golden.json beside it
+  traceassert generate run.json --name test_checkout --live app.agent:run_checkout -o tests/test_live.py
+exit status: 0 written, 2 unreadable input
+"""
 _DIFF_EPILOG = """examples:
   traceassert diff tests/golden/checkout.json new-run.json
   traceassert diff golden.json new.json --token-tolerance 0.1 --ignore durations
@@ -51,6 +57,38 @@ def _cmd_slim(args: argparse.Namespace, load: Callable[[list[str], str | None], 
         f"dropped {len(result.dropped)}",
         file=sys.stderr,
     )
+    return EXIT_OK
+
+
+def _cmd_generate(args: argparse.Namespace, load: Callable[[list[str], str | None], Trace]) -> int:
+    from .generate import generate_test
+    from .slim import slim_trace
+
+    trace = load([args.input], args.format)
+    try:
+        test = generate_test(
+            trace,
+            name=args.name,
+            mode="live" if args.live else "replay",
+            live=args.live,
+            token_margin=args.token_margin,
+            source_name=Path(args.input).name,
+        )
+    except ValueError as exc:
+        print(f"traceassert generate: {exc}", file=sys.stderr)
+        return EXIT_UNREADABLE
+    folder = Path(args.output).parent if args.output else Path.cwd()
+    if test.golden_name is not None:
+        golden = folder / test.golden_name
+        slim_trace(trace).write(golden)
+        print(f"wrote the golden trace {golden}", file=sys.stderr)
+    if args.output:
+        from .._loaders.dump import write_file
+
+        write_file(Path(args.output), test.source.encode())
+        print(f"wrote {args.output}", file=sys.stderr)
+    else:
+        sys.stdout.write(test.source)
     return EXIT_OK
 
 
@@ -106,6 +144,31 @@ def add_commands(
     slim.add_argument("--no-redact", action="store_true", help="keep secret-looking values")
     add_format(slim)
     slim.set_defaults(func=lambda args: _cmd_slim(args, load))
+
+    generate = sub.add_parser(
+        "generate",
+        help="write a pytest module that asserts the behaviour a trace shows",
+        epilog=_GENERATE_EPILOG,
+        formatter_class=raw,
+        description="Agents and nesting, outcomes, tools with arguments in order, failed tools, handoffs, "
+        "model-call counts, no further tool executions, and a token budget: one check per line.",
+    )
+    generate.add_argument("input", metavar="FILE")
+    generate.add_argument("--name", default="test_recorded_behaviour", help="the test function's name")
+    generate.add_argument("-o", "--output", metavar="OUT.py", help="write the module here (default: stdout)")
+    generate.add_argument(
+        "--live",
+        metavar="MODULE:CALLABLE",
+        help="the test runs this under trace_asserter (default: replay the golden trace saved beside it)",
+    )
+    generate.add_argument(
+        "--replay", action="store_true", help="replay the golden trace saved beside the test (the default)"
+    )
+    generate.add_argument(
+        "--token-margin", type=_ratio, default=0.2, metavar="R", help="token budget margin (default 0.2)"
+    )
+    add_format(generate)
+    generate.set_defaults(func=lambda args: _cmd_generate(args, load))
 
     diff = sub.add_parser(
         "diff",
