@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from ._loaders import FORMATS, dump_trace, load_trace, parse_spans
     from ._model.records import (
         AgentInvocation,
+        Conversation,
         ErrorInfo,
         Handoff,
         ModelCall,
@@ -45,6 +46,7 @@ _EXPORTS: dict[str, str] = {
     "AgentInvocation": "._model.records",
     "BehaviourDiff": "._golden",
     "Capture": "._capture",
+    "Conversation": "._model.records",
     "ErrorInfo": "._model.records",
     "EvalResult": "._evaluation.evals",
     "FORMATS": "._loaders",
@@ -91,6 +93,7 @@ __all__ = [
     "AgentInvocation",
     "BehaviourDiff",
     "Capture",
+    "Conversation",
     "ErrorInfo",
     "EvalResult",
     "Fact",

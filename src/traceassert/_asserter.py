@@ -18,6 +18,7 @@ from ._checks.scope import ScopeChecks
 from ._checks.selection import SOFT_COLLECTOR
 from ._checks.spans import SpanChecks
 from ._checks.tools import ToolCallChecks
+from ._checks.turns import TurnChecks
 from ._errors import TraceAssertionError
 from ._evaluation.checks import EvalChecks
 from ._golden.check import GoldenChecks
@@ -31,6 +32,7 @@ class TraceAsserter(
     ToolCallChecks,
     AgentCallChecks,
     HandoffChecks,
+    TurnChecks,
     ScopeChecks,
     IOChecks,
     BudgetChecks,

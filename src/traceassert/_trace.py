@@ -11,7 +11,15 @@ from ._model.tree import SpanTree
 
 if TYPE_CHECKING:
     from ._dialects._base import Operation
-    from ._model.records import AgentInvocation, Handoff, ModelCall, Retrieval, ToolExecution, ToolRequest
+    from ._model.records import (
+        AgentInvocation,
+        Conversation,
+        Handoff,
+        ModelCall,
+        Retrieval,
+        ToolExecution,
+        ToolRequest,
+    )
     from ._reconstruct import Reconstruction
 
 __all__ = ["Ledger", "Trace"]
@@ -43,7 +51,7 @@ class Trace(SpanTree):
     is kept. The records (``agents``, ``tool_executions``, ...) are reconstructed on first use.
     """
 
-    __slots__ = ("__weakref__", "_recon", "_token_total", "ledger")
+    __slots__ = ("__weakref__", "_conversations", "_recon", "_token_total", "ledger")
 
     def __init__(
         self,
@@ -56,6 +64,7 @@ class Trace(SpanTree):
         super().__init__(spans, warnings=warnings, source=source)
         self._recon: Reconstruction | None = None
         self._token_total: tuple[int, int] | None = None
+        self._conversations: tuple[Conversation, ...] | None = None
         #: what earlier checks on this trace remembered (shared with the Capture it came from)
         self.ledger = ledger if ledger is not None else Ledger()
 
@@ -74,6 +83,25 @@ class Trace(SpanTree):
     def agents(self) -> tuple[AgentInvocation, ...]:
         """Top-level agent invocations, each once (also when two instrumentation layers recorded it)."""
         return self.reconstruction.agents
+
+    @property
+    def turns(self) -> tuple[AgentInvocation, ...]:
+        """The top-level agent runs in start order, one per user turn (the stand-in for work outside
+        any agent counts only when no agent span was recorded)."""
+        from ._reconstruct.turns import turns
+
+        return turns(self.agents)
+
+    @property
+    def conversations(self) -> tuple[Conversation, ...]:
+        """The turns grouped by conversation id (``gen_ai.conversation.id``, ``session.id``, Monocle's
+        ``scope.agentic.session``, ...), in order of first appearance; turns with no id form one
+        conversation whose ``id`` is None."""
+        if self._conversations is None:
+            from ._reconstruct.turns import conversations
+
+            self._conversations = conversations(self.turns, self)
+        return self._conversations
 
     def token_total(self) -> tuple[int, int]:
         """(tokens used by every model call that records usage, how many calls do): each logical call

@@ -10,6 +10,7 @@ from .span import Span
 
 __all__ = [
     "AgentInvocation",
+    "Conversation",
     "ErrorInfo",
     "Handoff",
     "ModelCall",
@@ -273,3 +274,15 @@ class AgentInvocation:
             f"AgentInvocation({self.name!r}, status={self.status!r}, tools={len(self.tool_executions)}, "
             f"model_calls={len(self.model_calls)}, nested={len(self.nested)})"
         )
+
+
+@dataclass(eq=False, slots=True)
+class Conversation:
+    """The turns (top-level agent runs, in start order) that share one conversation id; ``id`` None
+    holds the turns that record no conversation id."""
+
+    id: str | None
+    turns: tuple[AgentInvocation, ...] = ()
+
+    def __repr__(self) -> str:
+        return f"Conversation({self.id!r}, turns={len(self.turns)})"
