@@ -1,11 +1,11 @@
 """``traceassert generate``: a ready pytest module that asserts the behaviour a trace shows.
 
-The checks are the library's own, one per line, grouped by agent: how often it ran and where (nested in
-which agent), whether it succeeded, the tools it executed successfully in order with their arguments,
-its failed tools, its handoffs, its own model calls, and ``has_no_more_tool_executions()``; then the
-tools run outside any agent, and a token budget with a margin. Two modes: ``replay`` loads the slim
-golden trace saved beside the test; ``live`` runs ``MODULE:CALLABLE`` under the ``trace_asserter``
-fixture.
+The checks are the library's own, one per line: the number of turns, then per agent how often it ran
+and where (nested in which agent), whether it succeeded, the tools it executed successfully in order
+with their arguments, its failed tools, its handoffs, its own model calls and
+``has_no_more_tool_executions()``; then the tools run outside any agent, and a token budget with a
+margin. Two modes: ``replay`` loads the slim golden trace saved beside the test; ``live`` runs
+``MODULE:CALLABLE`` under the ``trace_asserter`` fixture.
 """
 
 from __future__ import annotations
@@ -149,6 +149,8 @@ def generate_test(
     body: list[str] = []
     used: set[str] = set()
     top = [inv for inv in trace.agents if not inv.implicit]
+    if top:
+        body.append(f"a.has_turn_count({len(trace.turns)})")
     for agent_name, runs in _by_name(trace).items():
         if body:
             body.append("")
