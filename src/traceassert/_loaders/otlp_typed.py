@@ -133,7 +133,7 @@ def decode(raw: Any) -> ResourceSpans | None:
     """One ResourceSpans element, or None when it is not plain lowerCamelCase OTLP/JSON."""
     try:
         return _decoder.decode(raw)
-    except (msgspec.MsgspecError, RecursionError):
+    except (msgspec.MsgspecError, UnicodeDecodeError, RecursionError):
         return None
 
 

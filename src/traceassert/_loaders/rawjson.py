@@ -36,9 +36,10 @@ def decode_raw(raw: Any, where: str, ctx: Context) -> Any:
         return MSGSPEC.json.decode(raw)
     except RecursionError:
         raise ctx.error("JSON nested too deeply", where) from None
-    except MSGSPEC.MsgspecError:
+    except (MSGSPEC.MsgspecError, UnicodeDecodeError):
         pass
     # msgspec refuses a few things the stdlib reads (lone surrogates, NaN) and skipped invalid UTF-8
+    # (msgspec < 0.23 raises UnicodeDecodeError for it, later versions MsgspecError)
     data = memoryview(raw).tobytes()
     try:
         text = data.decode("utf-8")

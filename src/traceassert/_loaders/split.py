@@ -94,7 +94,7 @@ def _resource_spans_only(data: Any) -> list[Any] | None:
     """The raw ResourceSpans of ``{"resourceSpans": [...]}``; None for anything else."""
     try:
         return _msgspec.json.decode(data, type=_REQUEST).resourceSpans  # type: ignore[no-any-return]
-    except (_msgspec.MsgspecError, RecursionError):
+    except (_msgspec.MsgspecError, UnicodeDecodeError, RecursionError):
         return None
 
 
@@ -109,10 +109,10 @@ def _fast_units(data: bytes, ctx: Context) -> Iterator[Unit] | None:
     except _msgspec.ValidationError:
         try:
             items = decode(data, type=list[_msgspec.Raw])
-        except (_msgspec.MsgspecError, RecursionError):
+        except (_msgspec.MsgspecError, UnicodeDecodeError, RecursionError):
             return None
         return (Unit("", f"[{i}]", decode_raw(raw, f"[{i}]", ctx)) for i, raw in enumerate(items))
-    except (_msgspec.MsgspecError, RecursionError):
+    except (_msgspec.MsgspecError, UnicodeDecodeError, RecursionError):
         return None
     streams: list[tuple[str, list[Any]]] = []
     head: dict[str, Any] = {}
@@ -121,7 +121,7 @@ def _fast_units(data: bytes, ctx: Context) -> Iterator[Unit] | None:
             try:
                 streams.append((key, decode(raw, type=list[_msgspec.Raw])))
                 continue
-            except (_msgspec.MsgspecError, RecursionError):
+            except (_msgspec.MsgspecError, UnicodeDecodeError, RecursionError):
                 pass
         head[key] = raw
     if not streams:
@@ -149,7 +149,7 @@ def _loads() -> Callable[[Any], Any]:
         def loads(line: Any) -> Any:
             try:
                 return decode(line)
-            except _msgspec.MsgspecError:
+            except (_msgspec.MsgspecError, UnicodeDecodeError):
                 return json.loads(line)
 
         return loads
@@ -184,7 +184,7 @@ def _is_json(line: Any) -> bool:
         return False
     try:
         _msgspec.json.decode(line, type=_msgspec.Raw)
-    except (_msgspec.MsgspecError, RecursionError):
+    except (_msgspec.MsgspecError, UnicodeDecodeError, RecursionError):
         return False
     return True
 
@@ -247,13 +247,13 @@ def _otlp_line(line: Any, where: str, ctx: Context) -> Iterator[Unit] | None:
     decode = _msgspec.json.decode
     try:
         top = decode(line, type=dict[str, _msgspec.Raw])
-    except (_msgspec.MsgspecError, RecursionError):
+    except (_msgspec.MsgspecError, UnicodeDecodeError, RecursionError):
         return None
     streams: list[tuple[str, list[Any]]] = []
     for key, raw in top.items():
         if key in STREAM_KEYS:
             # not an array: not streamed (as in ``_units_of``)
-            with contextlib.suppress(_msgspec.MsgspecError, RecursionError):
+            with contextlib.suppress(_msgspec.MsgspecError, UnicodeDecodeError, RecursionError):
                 streams.append((key, decode(raw, type=list[_msgspec.Raw])))
     if not streams:
         return None
