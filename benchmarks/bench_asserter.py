@@ -436,6 +436,14 @@ def case_no_more(n_tools: int, summary: Summary, guard: float) -> None:
             failing.seconds < 1.0 and failing.failed,
             "" if failing.failed else "the check passed: the benchmark is wrong",
         )
+        if failing.failed:
+            # the short message is built with the failure; the whole one only when asked for (-vv)
+            short = str(failing.outcome)
+            whole = _guarded(failing.outcome.full_message, guard)
+            lines = len(str(whole.outcome or "").splitlines())
+            size = f"short {len(short.splitlines())} lines; whole {lines} lines"
+            print(f"full_message() of that failure, made on request: {whole.text()} ({size})")
+            summary.info(f"full_message() of the failing has_no_more_tool_executions ({size})", whole.text())
     last_mark = _guarded(lambda: mark(tool_names[:1]), guard)
     passing = _guarded(no_more, guard)
     if last_mark.cut or passing.cut:

@@ -13,7 +13,7 @@ from ._checks.budget import BudgetChecks
 from ._checks.handoffs import HandoffChecks
 from ._checks.invocations import InvocationChecks
 from ._checks.io import IOChecks
-from ._checks.messages import compose
+from ._checks.messages import combine
 from ._checks.scope import ScopeChecks
 from ._checks.selection import SOFT_COLLECTOR
 from ._checks.spans import SpanChecks
@@ -100,7 +100,7 @@ class _Soft(Generic[T]):
         failures = self._failures
         if not failures:
             return
-        combined = _combine(failures)
+        combined = combine(failures)
         if exc is not None:
             # another exception ends the block: keep the collected failures visible on it
             if hasattr(exc, "add_note"):
@@ -110,28 +110,6 @@ class _Soft(Generic[T]):
             self._outer.append(combined)
             return
         raise combined
-
-
-def _combine(failures: list[TraceAssertionError]) -> TraceAssertionError:
-    if len(failures) == 1:
-        return failures[0]
-    short = [f"{len(failures)} checks failed:"]
-    full = list(short)
-    for i, err in enumerate(failures, 1):
-        lines = _head(str(err)).splitlines()
-        cut = f"\n  ... {len(lines) - 4} more lines" if len(lines) > 5 else ""
-        short.append(f"--- failure {i} ---\n" + "\n".join(lines[:4] if cut else lines) + cut)
-        full.append(f"--- failure {i} ---\n{_head(err.full_message())}")
-    tree = failures[-1].full_message().partition(_TREE)[2]
-    return compose(short, tree, full_head=full)
-
-
-_TREE = "\ninvocation tree:\n"
-
-
-def _head(text: str) -> str:
-    """A failure's text without its tree."""
-    return text.partition(_TREE)[0]
 
 
 def soft() -> _Soft[None]:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import contextvars
+from collections.abc import Callable
+from typing import Any
 
 __all__ = [
     "TraceAssertWarning",
@@ -29,23 +31,38 @@ class TraceAssertionError(AssertionError):
 
     The message names the check, what was expected and what was found (cause first), and ends with the
     part of the rendered invocation tree the check looked at. It is kept short (60 lines, 8 KB);
-    ``full_message()`` has all of it, and ``pytest -vv`` shows that.
+    ``full_message()`` has all of it, and ``pytest -vv`` shows that. The whole message is made when
+    first asked for (``full`` may be a function that makes it): a failure on a large trace does not
+    render the whole tree only to show 60 lines of it.
     """
 
-    def __init__(self, *args: object, full: str | None = None) -> None:
+    def __init__(self, *args: object, full: str | Callable[[], str] | None = None) -> None:
         super().__init__(*args)
         self._full = full
 
     def full_message(self) -> str:
         """The whole message: every tool execution and the whole invocation tree."""
-        if self._full is not None:
-            return self._full
-        return super().__str__()
+        full = self._full
+        if full is None:
+            return super().__str__()
+        if not isinstance(full, str):
+            full = self._full = full()
+        return full
 
     def __str__(self) -> str:
         if self._full is not None and FULL_MESSAGES.get():
-            return self._full
+            return self.full_message()
         return super().__str__()
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # the whole message as text: a function that makes it, and the lines of the tree it kept (for
+        # ``soft()``), cannot be pickled (pytest-xdist, ...)
+        state = {k: v for k, v in self.__dict__.items() if k not in ("_full", "_tree")}
+        return (_rebuild, (type(self), self.args, self.full_message()), state)
+
+
+def _rebuild(cls: type[TraceAssertionError], args: tuple[object, ...], full: str) -> TraceAssertionError:
+    return cls(*args, full=full)
 
 
 class TraceLoadError(ValueError):

@@ -8,11 +8,21 @@ from typing import TYPE_CHECKING, Any
 
 from ._loaders.redact import redact_value, redacting
 from ._model.records import AgentInvocation, Handoff, ModelCall, Retrieval, ToolExecution, ToolRequest
+from ._model.treeline import Text, TreeLine
+from ._reconstruct.turns import turn_headers
 
 if TYPE_CHECKING:
     from ._trace import Trace
 
-__all__ = ["describe_request", "describe_tool", "render_trace", "short", "summarize"]
+__all__ = [
+    "TreeLine",
+    "describe_request",
+    "describe_tool",
+    "render_lines",
+    "render_trace",
+    "short",
+    "summarize",
+]
 
 _RESET = "\x1b[0m"
 _COLORS = {"agent": "\x1b[1;36m", "ok": "\x1b[32m", "fail": "\x1b[31m", "dim": "\x1b[2m", "model": "\x1b[35m"}
@@ -111,15 +121,23 @@ def _describe_agent(
 
 
 class _Painter:
-    def __init__(self, color: bool, durations: bool = False, redact: bool | None = None) -> None:
+    def __init__(self, color: bool, durations: bool = False, redact: bool | None = None, lazy: bool = False):
         self.color = color
         self.durations = durations
         self.redact = redacting() if redact is None else redact
+        #: lines as `TreeLine`s, the text of tools, requests and retrievals made only when shown
+        self.lazy = lazy and not color
 
     def __call__(self, text: str, style: str) -> str:
         if not self.color:
             return text
         return f"{_COLORS[style]}{text}{_RESET}"
+
+    def line(self, prefix: str, kind: str, name: str, text: str | Text, record: Any = None) -> Any:
+        """A line of the tree: text now (``text(record)`` when a function), or a `TreeLine` (lazy)."""
+        if self.lazy:
+            return TreeLine(prefix, kind, name, text, record)
+        return prefix + (text if type(text) is str else text(record))  # type: ignore[operator]
 
 
 def render_trace(
@@ -132,7 +150,18 @@ def render_trace(
 ) -> str:
     """The text tree; secrets in values are redacted unless ``redact=False`` (None: the process default)."""
     paint = _Painter(color, durations, redact)
-    lines: list[str] = []
+    return "\n".join(_lines(trace, paint, max_value_chars))
+
+
+def render_lines(trace: Trace, *, max_value_chars: int = 120, redact: bool | None = None) -> list[TreeLine]:
+    """The lines of `render_trace` (without colour or durations) as `TreeLine`s: the text of a tool
+    execution, a request or a retrieval is made only when asked for (``str(line)``)."""
+    paint = _Painter(False, False, redact, lazy=True)
+    return _lines(trace, paint, max_value_chars)
+
+
+def _lines(trace: Trace, paint: _Painter, max_value_chars: int) -> list[Any]:
+    lines: list[Any] = []
     tools = trace.tool_executions
     failed = sum(1 for t in tools if t.failed)
     calls = trace.model_calls
@@ -147,22 +176,27 @@ def render_trace(
         head += f", {len(trace.handoffs)} handoff(s)"
     if trace.unexecuted_tool_requests:
         head += f", {len(trace.unexecuted_tool_requests)} tool request(s) not executed"
-    lines.append(head)
+    lines.append(paint.line("", "", "", head))
+    headers = turn_headers(trace.turns, trace.conversations)
     for inv in trace.agents:
+        header = headers.get(id(inv))
+        if header is not None:
+            lines.append(paint.line("", "turn", "", paint(header, "agent")))
         _render_agent(inv, "", "", lines, paint, max_value_chars)
+    tail: list[str] = []
     if not trace.agents:
-        lines.append("(no agent invocations, tool executions or model calls recognised)")
+        tail.append("(no agent invocations, tool executions or model calls recognised)")
     unfinished = trace.unfinished
     if unfinished:
         names = ", ".join(repr(s.name) for s in unfinished[:10])
-        lines.append(f"still open when read: {len(unfinished)} span(s): {names}")
+        tail.append(f"still open when read: {len(unfinished)} span(s): {names}")
     unknown = trace.unclassified
     if unknown:
         names = ", ".join(sorted({repr(s.name) for s in unknown})[:10])
-        lines.append(f"not recognised by any dialect: {len(unknown)} span(s): {names}")
-    for note in trace.warnings[:10]:
-        lines.append(f"warning: {note}")
-    return "\n".join(lines)
+        tail.append(f"not recognised by any dialect: {len(unknown)} span(s): {names}")
+    tail.extend(f"warning: {note}" for note in trace.warnings[:10])
+    lines.extend(paint.line("", "", "", text) for text in tail)
+    return lines
 
 
 def _render_items(
@@ -174,41 +208,62 @@ def _render_items(
     limit: int,
 ) -> None:
     # a nested agent is added as a (agent, head, prefix) entry, expanded by `_render_agent`'s loop
-    for i, (_, item) in enumerate(items):
-        last = i == len(items) - 1
-        connector = "└─ " if last else "├─ "
+    def tool_text(tool: ToolExecution) -> str:
+        style = "fail" if tool.failed else ("ok" if tool.failed is False else "dim")
+        return f"tool {paint(describe_tool(tool, limit, redact=paint.redact), style)}"
+
+    def request_text(req: ToolRequest) -> str:
+        return f"tool {paint(describe_request(req, limit, redact=paint.redact), 'dim')}"
+
+    def retrieval_text(item: Retrieval) -> str:
+        query = short(_shown(item.query, paint.redact), limit)
+        return f"retrieval {query} -> {len(item.documents)} document(s)"
+
+    def model_text(call: ModelCall) -> str:
+        return f"model {paint(_describe_model(call, limit), 'model')}"
+
+    spawners = inv.nested
+    branch, end = prefix + "├─ ", prefix + "└─ "
+    n = len(items)
+    for i, (_, item) in enumerate(items, 1):
+        last = i == n
+        connector = end if last else branch
+        if type(item) is ToolExecution and not spawners:  # the common case, first
+            lines.append(paint.line(connector, "tool", item.name, tool_text, item))
+            continue
         deeper = prefix + ("   " if last else "│  ")
         if isinstance(item, AgentInvocation):
-            lines.append((item, prefix + connector, deeper))
+            lines.append((item, connector, deeper))
         elif isinstance(item, ToolExecution):
-            style = "fail" if item.failed else ("ok" if item.failed is False else "dim")
-            text = describe_tool(item, limit, redact=paint.redact)
-            lines.append(f"{prefix}{connector}tool {paint(text, style)}")
-            spawned = [n for n in inv.nested if n.via_tool is item]
+            lines.append(paint.line(connector, "tool", item.name, tool_text, item))
+            spawned = [n for n in spawners if n.via_tool is item] if spawners else ()
             for j, nested in enumerate(spawned):
                 nlast = j == len(spawned) - 1
                 lines.append(
                     (nested, deeper + ("└─ " if nlast else "├─ "), deeper + ("   " if nlast else "│  "))
                 )
         elif isinstance(item, ModelCall):
-            lines.append(f"{prefix}{connector}model {paint(_describe_model(item, limit), 'model')}")
+            name = (
+                f"{item.operation or 'model call'} {item.model}"
+                if item.model
+                else item.operation or "model call"
+            )
+            lines.append(paint.line(connector, "model", name, model_text, item))
             asked = [r for r in item.requested_tools if not r.executed]
             for j, req in enumerate(asked):
-                text = describe_request(req, limit, redact=paint.redact)
-                lines.append(f"{deeper}{'└─ ' if j == len(asked) - 1 else '├─ '}tool {paint(text, 'dim')}")
+                under = deeper + ("└─ " if j == len(asked) - 1 else "├─ ")
+                lines.append(paint.line(under, "tool", req.name, request_text, req))
         elif isinstance(item, Handoff):
-            lines.append(f"{prefix}{connector}{paint(_describe_handoff(item), 'agent')}")
+            lines.append(paint.line(connector, "handoff", "", paint(_describe_handoff(item), "agent")))
         elif isinstance(item, Retrieval):
-            docs = len(item.documents)
-            query = short(_shown(item.query, paint.redact), limit)
-            lines.append(f"{prefix}{connector}retrieval {query} -> {docs} document(s)")
+            lines.append(paint.line(connector, "retrieval", "", retrieval_text, item))
 
 
 def _render_agent(
     inv: AgentInvocation,
     head: str,
     prefix: str,
-    lines: list[str],
+    lines: list[Any],
     paint: _Painter,
     limit: int,
 ) -> None:
@@ -218,7 +273,7 @@ def _render_agent(
         entry = next(stack[-1], None)
         if entry is None:
             stack.pop()
-        elif isinstance(entry, str):
+        elif isinstance(entry, str | TreeLine):
             lines.append(entry)
         else:
             agent, agent_head, agent_prefix = entry
@@ -227,7 +282,8 @@ def _render_agent(
 
 def _agent_lines(inv: AgentInvocation, head: str, prefix: str, paint: _Painter, limit: int) -> list[Any]:
     """The lines of one agent, with an ``(agent, head, prefix)`` entry for each agent nested in it."""
-    lines: list[Any] = [f"{head}{paint(_describe_agent(inv, paint.durations, paint.redact, limit), 'agent')}"]
+    text = paint(_describe_agent(inv, paint.durations, paint.redact, limit), "agent")
+    lines: list[Any] = [paint.line(head, "" if inv.implicit else "agent", inv.name, text)]
     items: list[tuple[int, Any]] = []
     items.extend((t.start_ns, t) for t in inv.tool_executions)
     items.extend((m.start_ns, m) for m in inv.model_calls)

@@ -108,8 +108,33 @@ def test_soft_through_the_asserter_method() -> None:
             s.top_level_only().has_tool_executed_with("get_weather", {"city": "London"})
     short = str(info.value)
     assert "has_tool_executed_with('get_weather', {'city': 'London'}) on agent 'orchestrator'" in short
-    # the short message keeps each failure's first lines; the details are in the whole message
+    # the short message keeps each failure's first lines and the closest candidate's diff
+    lines = short.splitlines()
+    at = lines.index("closest candidate: get_weather(city='Paris') -> 'Sunny, 21C in Paris' ok")
+    assert lines[at + 1] == "  args['city']: 'Paris' != 'London'"
+    assert lines.index("--- failure 2 ---") < at < lines.index("invocation tree:")
     assert "args['city']: 'Paris' != 'London'" in info.value.full_message()
+
+
+def test_soft_keeps_a_bounded_diff_of_each_failure() -> None:
+    from traceassert._checks.messages import MAX_LINES, SOFT_WHY
+
+    a = on("weather").top_level_only()
+    wrong = {f"key_{i:02}": i for i in range(20)}
+    with pytest.raises(ta.TraceAssertionError) as info:
+        with ta.soft():
+            a.has_tool_executed_with("get_weather", {"city": "London"})
+            a.has_tool_executed_with("get_weather", wrong)
+    short = str(info.value)
+    assert len(short.splitlines()) <= MAX_LINES
+    first, second = short.split("--- failure 2 ---")
+    assert "  args['city']: 'Paris' != 'London'" in first.splitlines()
+    diffs = [line for line in second.splitlines() if line.startswith("  args[")]
+    # the first of the 20 differences, as many as the summary keeps; the rest are counted
+    assert diffs[:2] == ["  args['key_00']: missing (expected 0)", "  args['key_01']: missing (expected 1)"]
+    assert len(diffs) == SOFT_WHY  # the candidate line is among the first lines
+    assert any(line.startswith("  ... ") and line.endswith(" more lines") for line in second.splitlines())
+    assert "args['key_19']: missing (expected 19)" in info.value.full_message()
 
 
 def test_soft_with_one_failure_raises_it_unchanged() -> None:

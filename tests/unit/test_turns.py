@@ -122,3 +122,25 @@ def test_work_outside_any_agent_is_a_turn_only_when_there_is_no_agent() -> None:
     assert len(ta.Trace(b.spans).turns) == 1
     b.span("bot", attributes={"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "bot"})
     assert [t.name for t in ta.Trace(b.spans).turns] == ["bot"]
+
+
+def test_the_tree_shows_a_header_per_turn(instrumented: None) -> None:
+    with ta.capture() as cap:
+        _two_turns()
+        chat.run_sync("Hi again")
+    text = cap.trace().render()
+    trace = cap.trace()
+    second_id = trace.conversations[1].id
+    lines = text.splitlines()
+    headers = [line for line in lines if line.startswith("turn ")]
+    assert headers[:2] == [f"turn 1 of 3 (conversation {trace.conversations[0].id!r})"] * 1 + [
+        f"turn 2 of 3 (conversation {trace.conversations[0].id!r})"
+    ]
+    assert headers[2] == f"turn 3 of 3 (conversation {second_id!r})"
+    assert lines[lines.index(headers[1]) + 1].startswith("agent chat [succeeded]")
+
+
+def test_a_single_turn_has_no_header() -> None:
+    b = SpanBuilder()
+    b.span("bot", attributes={"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "bot"})
+    assert "turn " not in ta.Trace(b.spans).render()

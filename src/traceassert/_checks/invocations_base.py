@@ -19,7 +19,7 @@ from .._model.records import AgentInvocation, Handoff, ModelCall, Retrieval, Too
 from .._render import describe_tool
 from .selection import SOFT_COLLECTOR, SelectionBase
 
-__all__ = ["InvocationBase", "execution_key", "merge_records", "tool_lines"]
+__all__ = ["InvocationBase", "execution_key", "first_of", "merge_records", "tool_lines"]
 
 R = TypeVar("R", ToolExecution, ModelCall, Retrieval, Handoff)
 
@@ -49,6 +49,19 @@ def tool_lines(
     if len(tools) > limit:
         lines.append(f"  ... and {len(tools) - limit} more")
     return "\n".join(lines)
+
+
+def first_of(items: Iterable[str], limit: int = 10) -> str:
+    """The first ``limit`` items, comma-separated, and how many more there are (a message names a few,
+    not 100,000: the items after them are only counted, never described)."""
+    shown: list[str] = []
+    more = 0
+    for item in items:
+        if len(shown) < limit:
+            shown.append(item)
+        else:
+            more += 1
+    return ", ".join(shown) + (f", ... ({more} more)" if more else "")
 
 
 def who(targets: Sequence[AgentInvocation]) -> str:
@@ -193,7 +206,7 @@ class InvocationBase(SelectionBase):
         if scoped and self._nested is None:
             parents = [t for t in targets if t.nested]
             if parents:
-                nested = ", ".join(repr(n.name) for t in parents for n in t.walk() if n is not t)
+                nested = first_of(repr(n.name) for t in parents for n in t.walk() if n is not t)
                 self._fail(
                     head,
                     f"{who(parents)} started nested agent invocation(s) ({nested}): say what to check "

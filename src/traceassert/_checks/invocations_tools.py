@@ -30,7 +30,7 @@ from .invocations_args import (
     run_requirements,
     success,
 )
-from .invocations_base import InvocationBase, execution_key, tool_lines, who
+from .invocations_base import InvocationBase, execution_key, first_of, tool_lines, who
 from .matching import match_one_to_one
 
 if TYPE_CHECKING:
@@ -185,7 +185,8 @@ class ToolInvocationChecks(InvocationBase):
         if strangers:
             problems.append(
                 "tool(s) not given were executed: "
-                + ", ".join(f"{describe_tool(t, 60)} ({success(t)})" for t in strangers)
+                + first_of(f"{describe_tool(t, 60)} ({success(t)})" for t in strangers[:10])
+                + (f", ... ({len(strangers) - 10} more)" if len(strangers) > 10 else "")
             )
         ok = [t for t in tools if t.failed is False and t.name in given]
         pairing = match_one_to_one(
@@ -322,11 +323,13 @@ class ToolInvocationChecks(InvocationBase):
         if failed or unknown:
             parts = []
             if failed:
-                parts.append(f"{len(failed)} failed: " + ", ".join(describe_tool(t, 60) for t in failed))
+                described = first_of(describe_tool(t, 60) for t in failed[:10])
+                more = f", ... ({len(failed) - 10} more)" if len(failed) > 10 else ""
+                parts.append(f"{len(failed)} failed: {described}{more}")
             if unknown:
                 parts.append(
                     f"the producer did not record whether {len(unknown)} execution(s) failed: "
-                    + ", ".join(repr(t.name) for t in unknown)
+                    + first_of(repr(t.name) for t in unknown)
                 )
             self._fail(
                 f"{check} on {who(targets)}",

@@ -21,6 +21,7 @@ from .._render import short
 from .matching import as_text, contains_text, values_equal
 from .nesting import NOTE, span_owners
 from .selection import SelectionBase
+from .unrecorded import io_hint
 
 if TYPE_CHECKING:
     from typing_extensions import Self
@@ -175,7 +176,8 @@ class IOChecks(SelectionBase):
             self._fail(
                 f"{check}({args})",
                 f"no {which} is recorded in the selection, so nothing can match"
-                + self._left_out_note(which, wanted, contains),
+                + self._left_out_note(which, wanted, contains)
+                + self._io_hint(which, check),
                 message=message,
                 details=details,
             )
@@ -186,7 +188,8 @@ class IOChecks(SelectionBase):
             self._fail(
                 f"{check}({args})",
                 f"expected an {which} {verb} {which_of}{args}, found none"
-                + self._left_out_note(which, wanted, contains),
+                + self._left_out_note(which, wanted, contains)
+                + self._io_hint(which, check),
                 message=message,
                 details=details,
             )
@@ -212,6 +215,10 @@ class IOChecks(SelectionBase):
             f"{NOTE}recorded by nested agent {names}; use top_level_only() to check only the top-level "
             "agents' own spans"
         )
+
+    def _io_hint(self, which: str, check: str) -> str:
+        agents = self._agents if self._kind == "agents" else None
+        return io_hint(self.trace, agents, self._tools if self._kind == "tools" else None, which, check)
 
     def _left_out_note(self, which: str, wanted: tuple[Any, ...], contains: bool) -> str:
         """After ``top_level_only()``: whether a nested agent's span has a matching value."""

@@ -6,16 +6,24 @@ the path from the root down to them), folds long runs of alike siblings ("... 18
 of 'search'") and cuts long values, within ``MAX_LINES`` lines and ``MAX_BYTES`` bytes. The full text
 stays on the error (``TraceAssertionError.full_message()``), is what ``pytest -vv`` shows, and is in the
 dumped trace when a dump folder is set.
+
+The full text is made only when asked for: a check passes the tree as `TreeLine`s (``render_lines``),
+whose text is made only for the lines the short message shows, and the full text as a function. A
+failure on 100,000 tool executions then costs a walk over the records, not 100,000 rendered lines.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from .._errors import TraceAssertionError, dump_hint
+from .._render import TreeLine
 
-__all__ = ["MAX_BYTES", "MAX_LINES", "compose", "shorten"]
+__all__ = ["MAX_BYTES", "MAX_LINES", "combine", "compose", "shorten"]
+
+#: a tree: its text, or its lines (made lazily)
+Tree = str | Sequence[TreeLine]
 
 MAX_LINES = 60
 MAX_BYTES = 8 * 1024
@@ -32,18 +40,93 @@ _QUOTED = re.compile(r"'([^'\n]{1,200})'")
 _KINDS = {"tool": "tool executions", "agent": "agent invocations", "model": "model calls"}
 
 
-def compose(head: Sequence[str], tree: str, *, full_head: Sequence[str] | None = None) -> TraceAssertionError:
+def compose(
+    head: Sequence[str],
+    tree: Tree,
+    *,
+    full_head: Sequence[str] | Callable[[], Sequence[str]] | None = None,
+) -> TraceAssertionError:
     """The error for a failed check: short text as its message, the whole text (``full_head``, else
-    ``head``, and the whole tree) kept on it."""
-    whole = "\n".join(head if full_head is None else full_head)
-    full = f"{whole}\ninvocation tree:\n{tree}" if tree else whole
-    return TraceAssertionError(shorten(head, tree), full=full)
+    ``head``, and the whole tree) kept on it, made when first asked for (``full_head`` may be a
+    function giving the head's parts)."""
+
+    def full() -> str:
+        parts = head if full_head is None else full_head if not callable(full_head) else full_head()
+        whole = "\n".join(parts)
+        text = tree if isinstance(tree, str) else "\n".join(map(str, tree))
+        return f"{whole}{_TREE}{text}" if text else whole
+
+    err = TraceAssertionError(shorten(head, tree), full=full)
+    err._tree = tree  # type: ignore[attr-defined]  # for `combine`: the tree without the whole text
+    return err
 
 
-def shorten(head: Sequence[str], tree: str, *, max_lines: int = MAX_LINES, max_bytes: int = MAX_BYTES) -> str:
+_TREE = "\ninvocation tree:\n"
+
+
+def combine(failures: Sequence[TraceAssertionError]) -> TraceAssertionError:
+    """One error for the failures of a ``soft()`` block: each failure's first lines and the lines that
+    say why (the closest candidate and its differences, nesting and not-recorded notes), the tree of
+    the last; the whole text of each on request."""
+    if len(failures) == 1:
+        return failures[0]
+    short = [f"{len(failures)} checks failed:"]
+    for i, err in enumerate(failures, 1):
+        short.append(f"--- failure {i} ---\n" + "\n".join(_soft_excerpt(_head(str(err)).splitlines())))
+
+    def full_head() -> list[str]:
+        full = [f"{len(failures)} checks failed:"]
+        full.extend(f"--- failure {i} ---\n{_head(err.full_message())}" for i, err in enumerate(failures, 1))
+        return full
+
+    last = failures[-1]
+    tree: Tree | None = getattr(last, "_tree", None)
+    if tree is None:
+        tree = last.full_message().partition(_TREE)[2]
+    return compose(short, tree, full_head=full_head)
+
+
+def _head(text: str) -> str:
+    """A failure's text without its tree."""
+    return text.partition(_TREE)[0]
+
+
+#: the first lines of each failure in a ``soft()`` summary, and at most this many lines after them that
+#: say why it failed (a candidate and its differences, a note)
+SOFT_FIRST = 4
+SOFT_WHY = 8
+_CANDIDATE = ("closest candidate: ", "other candidate: ")
+_NOTES = ("nesting: ", "not recorded: ", "hint: ")
+
+
+def _soft_excerpt(lines: list[str]) -> list[str]:
+    """A failure's first lines, then the lines that say why: each candidate line with the indented
+    differences under it ("  args['amount_cents']: 4599 != 459"), and the notes."""
+    if len(lines) <= SOFT_FIRST + 1:
+        return lines
+    why: list[str] = []
+    under_candidate = False
+    for i, line in enumerate(lines):
+        if line.startswith(_CANDIDATE):
+            keep, under_candidate = True, True
+        elif under_candidate and line.startswith("  ") and not _LISTED.match(line):
+            keep = not line.lstrip().startswith("...")
+        else:
+            under_candidate = False
+            keep = line.startswith(_NOTES)
+        if keep and i >= SOFT_FIRST:
+            why.append(line)
+    shown = why[:SOFT_WHY]
+    rest = len(lines) - SOFT_FIRST - len(shown)
+    return [*lines[:SOFT_FIRST], *shown, *([f"  ... {rest} more lines"] if rest else [])]
+
+
+def shorten(
+    head: Sequence[str], tree: Tree, *, max_lines: int = MAX_LINES, max_bytes: int = MAX_BYTES
+) -> str:
     """The short text of a failure (see the module docstring)."""
     head_lines = _fold_listings([line for part in head for line in part.splitlines()])
-    tree_lines = tree.splitlines()
+    tree_lines = [_parsed(line) for line in tree.splitlines()] if isinstance(tree, str) else tree
     shown_tree: list[str] = []
     budget_head = max(8, max_lines // 2)
     hidden = 0
@@ -105,14 +188,22 @@ def _fold_listings(lines: list[str]) -> list[str]:
     return out
 
 
-def _parse(line: str) -> tuple[int, str]:
+def _parsed(line: str) -> TreeLine:
+    """A line of a tree given as text, as a `TreeLine` (kind and name read from its text)."""
     m = _TREE_LINE.match(line)
     assert m is not None  # the pattern matches every line
     prefix, branch, content = m.groups()
-    return len(prefix) // 3 + (1 if branch else 0), content
+    key = _key(content)
+    kind, name = key if key is not None else ("", "")
+    return TreeLine(prefix + (branch or ""), kind, name, content)
+
+
+_TURN = re.compile(r"turn \d+ of \d+( \(conversation .*\))?$")
 
 
 def _key(content: str) -> tuple[str, str] | None:
+    if _TURN.match(content):
+        return "turn", ""
     kind, _, rest = content.partition(" ")
     if kind not in _KINDS:
         return None
@@ -122,20 +213,35 @@ def _key(content: str) -> tuple[str, str] | None:
     return kind, name
 
 
-def _tree_excerpt(lines: list[str], names: set[str], room: int) -> tuple[list[str], int]:
-    """The tree lines worth showing within ``room`` lines, and how many were left out."""
-    parsed = [_parse(line) for line in lines]
+def _names_pattern(names: set[str]) -> re.Pattern[str] | None:
+    """Where a line names one of ``names``: ``name(`` anywhere, or ``name`` between spaces (or ends)."""
+    if not names:
+        return None
+    alts = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
+    return re.compile(rf"(?:{alts})\(|(?:^| )(?:{alts})(?= |$)")
+
+
+def _tree_excerpt(lines: Sequence[TreeLine], names: set[str], room: int) -> tuple[list[str], int]:
+    """The tree lines worth showing within ``room`` lines, and how many were left out.
+
+    Only the lines shown have their text made (``str(line)``): picking and folding read the lines'
+    depth, kind and name, and the text already made (``brief``)."""
     n = len(lines)
+    depths = [len(line.prefix) // 3 for line in lines]
     # the lines the head names, and the path from the root down to each
+    pattern = _names_pattern(names)
     wanted = [False] * n
     stack: list[int] = []  # indexes of the open ancestors, by depth
-    for i, (depth, content) in enumerate(parsed):
-        del stack[depth:]
+    for i, line in enumerate(lines):
+        del stack[depths[i] :]
         stack.append(i)
-        if i == 0 or any(f"{name}(" in content or f" {name} " in f" {content} " for name in names):
+        if i == 0 or (pattern is not None and _names(line, names, pattern)):
             for j in stack:
                 wanted[j] = True
-    keep = _fold_alike(lines, parsed)
+    keep = _fold_alike(lines, depths)
+    for i, item in enumerate(keep):
+        if isinstance(item, str):  # a fold's count ("... 180 more tool executions of 'search'") is kept
+            wanted[i] = True
     shown = [i for i in range(n) if keep[i] is not None]
     if len(shown) > room:
         # the wanted lines (and their paths) first, then the others in order, while there is room
@@ -146,72 +252,75 @@ def _tree_excerpt(lines: list[str], names: set[str], room: int) -> tuple[list[st
         shown = sorted(first + rest)
     out: list[str] = []
     last = -1
-    shown_set = set(shown)
     hidden = 0
-    for i in range(n):
-        if i in shown_set:
-            if i > last + 1 and out and not out[-1].lstrip("│ ├└─").startswith("..."):
-                gap = sum(1 for j in range(last + 1, i) if keep[j] is not None)
-                if gap:
-                    out.append(f"{_indent(lines[i])}... {gap} more line(s) of the tree")
-                    hidden += gap
-            text = keep[i]
-            assert text is not None
-            out.append(_cut(text))
-            last = i
-    tail = sum(1 for j in range(last + 1, n) if keep[j] is not None)
+    for i in shown:
+        if i > last + 1 and out and not out[-1].lstrip("│ ├└─").startswith("..."):
+            gap = len(keep[last + 1 : i]) - keep[last + 1 : i].count(None)
+            if gap:
+                out.append(f"{_indent(lines[i])}... {gap} more line(s) of the tree")
+                hidden += gap
+        out.append(_cut(str(keep[i])))
+        last = i
+    tail = len(keep[last + 1 :]) - keep[last + 1 :].count(None)
     if tail:
         out.append(f"... {tail} more line(s) of the tree")
         hidden += tail
-    folded = sum(1 for k in keep if k is None)
-    return out, hidden + folded
+    return out, hidden + keep.count(None)
 
 
-def _indent(line: str) -> str:
-    m = _TREE_LINE.match(line)
-    assert m is not None
-    return m.group(1)
+def _names(line: TreeLine, names: set[str], pattern: re.Pattern[str]) -> bool:
+    """Whether ``line`` names one of ``names``: by its text when made, else by its record's name (a
+    model call's model too)."""
+    if line.made:
+        return pattern.search(line.brief) is not None
+    return line.name in names or line.name.rpartition(" ")[2] in names
 
 
-def _fold_alike(lines: list[str], parsed: list[tuple[int, str]]) -> list[str | None]:
+def _indent(line: TreeLine) -> str:
+    prefix = line.prefix
+    return prefix[:-3] if prefix.endswith(("├─ ", "└─ ")) else prefix
+
+
+def _fold_alike(lines: Sequence[TreeLine], depths: list[int]) -> list[TreeLine | str | None]:
     """Runs of alike siblings (same kind and name) beyond ``KEEP_ALIKE``: the first line of the fold
-    becomes "... N more tool executions of 'x'", the rest (with their subtrees) None."""
+    becomes "... N more tool executions of 'x'", the rest (with their subtrees) None. A turn header
+    ("turn 3 of 9") belongs to the agent below it: it is folded with it and does not end a run.
+
+    One pass: the open run of each depth (its key and the indexes of its lines) closes when a line of
+    another key, or a shallower line, comes; the folded siblings and their subtrees are one range."""
     n = len(lines)
-    keep: list[str | None] = list(lines)
-    in_a_run: set[int] = set()
-    for i in range(n):
-        if keep[i] is None or i in in_a_run:
+    keep: list[TreeLine | str | None] = list(lines)
+    runs: list[tuple[tuple[str, str] | None, list[int]]] = []  # the open run of each depth
+
+    def close(run: tuple[tuple[str, str] | None, list[int]], end: int) -> None:
+        key, members = run
+        extra = members[KEEP_ALIKE:]
+        if key is None or len(extra) < 2:
+            return
+        first = extra[0]
+        if first > 0 and lines[first - 1].kind == "turn":  # the turn header goes with its agent
+            first -= 1
+        keep[first] = f"{lines[first].prefix}... {len(extra)} more {_KINDS[key[0]]} of {key[1]!r}"
+        keep[first + 1 : end] = [None] * (end - first - 1)
+
+    for i, line in enumerate(lines):
+        if line.kind == "turn":  # a turn header between top-level agents does not break their run
             continue
-        depth, content = parsed[i]
-        key = _key(content)
-        if key is None:
-            continue
-        # the run of siblings at this depth with the same key (a sibling's subtree lies between)
-        run = [i]
-        j = _subtree_end(parsed, i)
-        while j < n and parsed[j][0] == depth and _key(parsed[j][1]) == key:
-            run.append(j)
-            j = _subtree_end(parsed, j)
-        in_a_run.update(run)
-        extra = run[KEEP_ALIKE:]
-        if len(extra) > 1:
-            first = extra[0]
-            what = _KINDS[key[0]]
-            prefix = lines[first][: len(lines[first]) - len(parsed[first][1])]
-            keep[first] = f"{prefix}... {len(extra)} more {what} of {key[1]!r}"
-            for r in extra:
-                for k in range(r, _subtree_end(parsed, r)):
-                    if k != first:
-                        keep[k] = None
+        depth = depths[i]
+        while len(runs) > depth + 1:
+            close(runs.pop(), i)
+        key = (line.kind, line.name) if line.kind in _KINDS else None
+        if len(runs) == depth + 1:
+            if key is not None and runs[-1][0] == key:
+                runs[-1][1].append(i)
+                continue
+            close(runs.pop(), i)
+        while len(runs) < depth:  # a line deeper than its parent's next level (not from the renderer)
+            runs.append((None, []))
+        runs.append((key, [i]))
+    while runs:
+        close(runs.pop(), n)
     return keep
-
-
-def _subtree_end(parsed: list[tuple[int, str]], i: int) -> int:
-    depth = parsed[i][0]
-    j = i + 1
-    while j < len(parsed) and parsed[j][0] > depth:
-        j += 1
-    return j
 
 
 def _fit_bytes(lines: list[str], max_bytes: int) -> str:

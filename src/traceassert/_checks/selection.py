@@ -9,11 +9,12 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from .._capture import Capture
 from .._errors import TraceAssertionError, TraceCaptureError
+from .._model.gcpause import gc_paused
 from .._model.records import AgentInvocation, ModelCall, ToolExecution
 from .._model.span import Span
-from .._render import describe_tool
+from .._render import describe_tool, render_lines
 from .._trace import Trace
-from .messages import compose
+from .messages import KEEP_LISTED, compose
 from .nesting import outermost, span_owners
 
 if TYPE_CHECKING:
@@ -306,12 +307,18 @@ class SelectionBase:
         hint = self._capture.diagnosis() if self._capture is not None and not trace.spans else None
         if hint:
             parts.append(f"hint: {hint}")
-        parts.append(_tool_listing(trace))
         open_spans = trace.unfinished
+        note = ""
         if open_spans:
             names = ", ".join(repr(s.name) for s in open_spans[:10])
-            parts.append(f"note: {len(open_spans)} span(s) had not ended when checked: {names}")
-        err = compose(parts, trace.render())
+            note = f"note: {len(open_spans)} span(s) had not ended when checked: {names}"
+
+        def head(limit: int | None) -> list[str]:
+            return [*parts, _tool_listing(trace, limit), *([note] if note else [])]
+
+        # the short text lists the first tools and shows part of the tree: neither is made whole for it
+        with gc_paused():  # one small object a record: the collector would walk the heap again and again
+            err = compose(head(KEEP_LISTED), render_lines(trace), full_head=lambda: head(None))
         collector = SOFT_COLLECTOR.get()
         if collector is not None:
             collector.append(err)
@@ -319,14 +326,17 @@ class SelectionBase:
         raise err
 
 
-def _tool_listing(trace: Trace) -> str:
+def _tool_listing(trace: Trace, limit: int | None = None) -> str:
+    """Every tool execution, one a line; after ``limit`` of them, the rest as a count."""
     tools = trace.tool_executions
     if not tools:
         return "tool executions: none recorded"
     lines = [f"tool executions ({len(tools)}):"]
-    for i, tool in enumerate(tools, 1):
+    for i, tool in enumerate(tools[:limit], 1):
         agent = f" [agent {tool.agent.name}]" if tool.agent is not None and not tool.agent.implicit else ""
         lines.append(f"  {i}. {describe_tool(tool)}{agent}")
+    if limit is not None and len(tools) > limit:
+        lines.append(f"  ... {len(tools) - limit} more")
     return "\n".join(lines)
 
 

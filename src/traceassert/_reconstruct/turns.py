@@ -16,7 +16,7 @@ from .._model.records import AgentInvocation, Conversation
 if TYPE_CHECKING:
     from .._model.tree import SpanTree
 
-__all__ = ["CONVERSATION_KEYS", "conversation_id", "conversations", "turns"]
+__all__ = ["CONVERSATION_KEYS", "conversation_id", "conversations", "turn_headers", "turns"]
 
 #: attribute keys that hold a conversation (session) id, in the order they are looked for
 CONVERSATION_KEYS = (
@@ -57,3 +57,16 @@ def conversations(all_turns: Sequence[AgentInvocation], tree: SpanTree) -> tuple
     for turn in all_turns:
         groups.setdefault(conversation_id(turn, tree), []).append(turn)
     return tuple(Conversation(key, tuple(items)) for key, items in groups.items())
+
+
+def turn_headers(all_turns: Sequence[AgentInvocation], convs: Sequence[Conversation]) -> dict[int, str]:
+    """``id(turn) -> "turn N of M"`` (with the conversation id when there are several conversations),
+    for the rendered tree; empty for a single turn."""
+    if len(all_turns) < 2:
+        return {}
+    ids = {id(t): c.id for c in convs for t in c.turns}
+    out = {}
+    for n, turn in enumerate(all_turns, 1):
+        cid = ids.get(id(turn)) if len(convs) > 1 else None
+        out[id(turn)] = f"turn {n} of {len(all_turns)}" + (f" (conversation {cid!r})" if cid else "")
+    return out
