@@ -282,3 +282,14 @@ def test_matches_golden_without_a_golden_says_how_to_make_one(tmp_path: Path, go
     with pytest.raises(ta.TraceAssertionError, match="cannot read the golden trace") as info:
         ta.assert_trace(golden).matches_golden(tmp_path / "missing.json")
     assert "--traceassert-record" in str(info.value)
+
+
+def test_the_slim_file_has_one_attribute_a_line_and_reads_back() -> None:
+    from traceassert._golden.slim import review_json
+
+    text = slim_trace(_load(DATA / "pydantic_ai_current.json")).data.decode()
+    assert (
+        '        {"key": "gen_ai.tool.name", "value": {"stringValue": "get_weather"}},' in text.splitlines()
+    )
+    doc = {"a": [{"key": "k", "value": {"stringValue": "lone \ud800 surrogate"}}], "b": {"c": [1, {"d": []}]}}
+    assert json.loads(review_json(doc)) == doc

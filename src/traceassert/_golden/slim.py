@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .._errors import TraceWriteError
-from .._loaders.dump import json_bytes, to_otlp_json, write_file
+from .._loaders.dump import to_otlp_json, write_file
 from .._model.span import Span, SpanEvent
 from .fingerprint import CUT_MARK, TEXT_CHARS, fingerprint
 from .renumber import Renumbering, renumber
@@ -264,7 +264,7 @@ def slim_trace(
         replace(span, resource={**span.resource, **mark})
         for span in slimmer.build(slimmer.dropped, slimmer.cuts)
     ]
-    data = json_bytes(to_otlp_json(result_spans), indent=1)
+    data = review_json(to_otlp_json(result_spans))
     reread = TraceClass(parse_spans(data, name="<slim>").spans)
     if fingerprint(reread, keep_messages=keep_messages) != target:  # pragma: no cover - a bug if reached
         raise TraceWriteError("the slim trace would not behave like the original; nothing written")
@@ -276,6 +276,55 @@ def slim_trace(
         dropped=tuple(sorted(slimmer.dropped)),
         renumbered=numbering,
     )
+
+
+def review_json(doc: Any, *, ascii_only: bool = False) -> bytes:
+    """``doc`` as JSON laid out for review: objects and arrays indented, one attribute (a ``key`` /
+    ``value`` pair) or other flat object per line, so a changed value is a one-line diff. Text with lone
+    surrogates is written with escapes (``ascii_only``), which JSON can carry."""
+    out: list[str] = []
+    stack: list[tuple[Any, int, str]] = [(doc, 0, "")]
+    while stack:  # iterative: values may nest deeper than the recursion limit
+        item, depth, tail = stack.pop()
+        pad = " " * depth
+        if isinstance(item, _Close):
+            out.append(f"{pad}{item.text}{tail}")
+            continue
+        head, value = item if isinstance(item, tuple) else ("", item)
+        if _flat(value):
+            out.append(f"{pad}{head}{json.dumps(value, ensure_ascii=ascii_only)}{tail}")
+            continue
+        pairs = (
+            [(f"{json.dumps(k)}: ", v) for k, v in value.items()]
+            if isinstance(value, dict)
+            else [("", v) for v in value]
+        )
+        brackets = "{}" if isinstance(value, dict) else "[]"
+        out.append(f"{pad}{head}{brackets[0]}")
+        stack.append((_Close(brackets[1]), depth, tail))
+        for i in range(len(pairs) - 1, -1, -1):
+            stack.append((pairs[i], depth + 1, "," if i < len(pairs) - 1 else ""))
+    try:
+        return ("\n".join(out) + "\n").encode("utf-8")
+    except UnicodeEncodeError:
+        return review_json(doc, ascii_only=True)
+
+
+class _Close:
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+
+def _flat(value: Any) -> bool:
+    """A scalar, an attribute (``key`` / ``value``), or an object or array of scalars only."""
+    if not isinstance(value, dict | list):
+        return True
+    if isinstance(value, dict) and set(value) <= {"key", "value"}:
+        return True
+    items = value.values() if isinstance(value, dict) else value
+    return all(not isinstance(v, dict | list) for v in items)
 
 
 def write_slim(result: SlimResult, path: str | Path) -> None:
