@@ -13,6 +13,7 @@ exports `EXPECTED`, the ground truth built from this script by `expected_facts`.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -35,6 +36,7 @@ __all__ = [
     "PROMPT",
     "SCRIPTS",
     "Turn",
+    "delegating",
     "expected_facts",
     "get_weather",
     "scenario_facts",
@@ -88,6 +90,15 @@ HELPER_TURNS = (Turn(37, 7, text=HELPER_ANSWER),)
 SCRIPTS: Mapping[str, tuple[Turn, ...]] = {ORCHESTRATOR_MODEL: ORCHESTRATOR_TURNS, HELPER_MODEL: HELPER_TURNS}
 
 
+def delegating(tool: str, args: Mapping[str, Any]) -> tuple[Turn, ...]:
+    """`ORCHESTRATOR_TURNS` with the call of ``ask_helper`` replaced by ``tool(**args)``: the script of a
+    framework whose own tool runs the helper agent (usage and the other turns unchanged)."""
+    return tuple(
+        dataclasses.replace(turn, tool=tool, args=args) if turn.tool == "ask_helper" else turn
+        for turn in ORCHESTRATOR_TURNS
+    )
+
+
 _T = TypeVar("_T")
 
 
@@ -139,13 +150,14 @@ def scenario_facts(
     )
 
 
-def expected_facts() -> ScenarioFacts:
-    """The ground truth of the scenario, from the script above (never from spans)."""
+def expected_facts(orchestrator: Sequence[Turn] = ORCHESTRATOR_TURNS) -> ScenarioFacts:
+    """The ground truth of the scenario, from the script above (never from spans); ``orchestrator``: the
+    orchestrator's turns as a stack plays them (e.g. `delegating`)."""
     return scenario_facts(
-        {"orchestrator": ORCHESTRATOR_TURNS, "helper": HELPER_TURNS},
+        {"orchestrator": orchestrator, "helper": HELPER_TURNS},
         agents=("orchestrator",),
         nested={"orchestrator": ("helper",)},
-        tools=[(turn.tool, turn.args) for turn in ORCHESTRATOR_TURNS if turn.tool is not None],
+        tools=[(turn.tool, turn.args) for turn in orchestrator if turn.tool is not None],
         failed=("explode",),
         output=FINAL_OUTPUT,
     )

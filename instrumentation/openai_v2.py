@@ -52,9 +52,10 @@ from opentelemetry.util.genai.handler import TelemetryHandler
 from opentelemetry.util.genai.types import InputMessage, OutputMessage, Text
 
 from . import _recording
+from ._chat_completions import scripted_reply
 from ._instrumentors import restore_environment, set_environment
 from ._routing import RoutingTracerProvider
-from ._scenario import EXPECTED, EXPLODE_MESSAGE, HELPER_MODEL, ORCHESTRATOR_MODEL, PROMPT, SCRIPTS, Turn
+from ._scenario import EXPECTED, EXPLODE_MESSAGE, HELPER_MODEL, ORCHESTRATOR_MODEL, PROMPT, SCRIPTS
 from ._scenario import get_weather as _weather
 
 __all__ = [
@@ -125,44 +126,10 @@ def uninstrument() -> None:
 # --------------------------------------------------------------------------------------------------
 
 
-def _completion(turn: Turn, index: int, model: str) -> dict[str, Any]:
-    """The chat completion (JSON) for ``turn``."""
-    message: dict[str, Any] = {"role": "assistant", "content": turn.text or None}
-    finish = "stop"
-    if turn.tool is not None:
-        finish = "tool_calls"
-        message["tool_calls"] = [
-            {
-                "id": turn.call_id(index),
-                "type": "function",
-                "function": {"name": turn.tool, "arguments": turn.arguments_json()},
-            }
-        ]
-    return {
-        "id": f"chatcmpl-{model}-{index}",
-        "object": "chat.completion",
-        "created": 1_700_000_000 + index,
-        "model": model,
-        "choices": [{"index": 0, "message": message, "finish_reason": finish, "logprobs": None}],
-        "usage": {
-            "prompt_tokens": turn.input_tokens,
-            "completion_tokens": turn.output_tokens,
-            "total_tokens": turn.total_tokens,
-        },
-    }
-
-
 def _respond(request: httpx.Request) -> httpx.Response:
     """The fake endpoint: the turn is read off the request (tool results so far), per model."""
-    body = json.loads(request.content)
-    model = body["model"]
-    turns = SCRIPTS.get(model)
-    if turns is None:
-        return httpx.Response(404, json={"error": {"message": f"no script for model {model!r}"}})
-    index = sum(1 for message in body["messages"] if message.get("role") == "tool")
-    if index >= len(turns):
-        return httpx.Response(500, json={"error": {"message": f"the script has only {len(turns)} calls"}})
-    return httpx.Response(200, json=_completion(turns[index], index, model))
+    status, body = scripted_reply(SCRIPTS, json.loads(request.content))
+    return httpx.Response(status, json=body)
 
 
 def make_client() -> OpenAI:

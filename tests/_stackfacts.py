@@ -10,10 +10,14 @@ framework (``/work/venv-adk`` for ADK, ``/work/venv-strands`` for Strands)::
     python -m tests._stackfacts traceloop_langgraph traceloop_openai_agents monocle_langgraph
     python -m tests._stackfacts adk_schema2 adk_schema1
     python -m tests._stackfacts strands_events strands_latest strands_attributes
+    python -m tests._stackfacts openinference_crewai traceloop_crewai  (in /work/venv-crewai: tests/envs/crewai)
     python -m tests._stackfacts openai_v2_span_only openai_v2_chat_only
     python -m tests._stackfacts pydantic_ai_v2 pydantic_ai_current
+    python -m tests._stackfacts anthropic_openinference anthropic_traceloop google_genai mcp_openinference
+    python -m tests._stackfacts agent_framework  (needs agent-framework-core)
     python -m tests._stackfacts openinference_langgraph_handoffs_parallel ...  (the *_handoffs* recordings)
 
+The Vercel AI SDK (TypeScript) records under Node: ``python -m tests.conformance.test_vercel_ai``.
 (``python -m tests.conformance.test_pydantic_ai_dialect`` and ``python -m
 tests.conformance.test_monocle_langgraph`` record these and the traces only those modules use.)
 """
@@ -98,22 +102,59 @@ RECORDINGS: Mapping[str, Recording] = {
         )
     },
     "pydantic_ai_current": Recording("instrumentation.pydantic_ai", facts=False),
+    "agent_framework": Recording("instrumentation.agent_framework"),
+    "anthropic_openinference": Recording("instrumentation.anthropic_openinference"),
+    "anthropic_traceloop": Recording("instrumentation.anthropic_traceloop"),
+    "google_genai": Recording("instrumentation.google_genai"),
+    "mcp_openinference": Recording("instrumentation.mcp_openinference"),
+    "openinference_smolagents": Recording("instrumentation.smolagents_openinference", redact=True),
+    "openinference_agno": Recording("instrumentation.agno_openinference", redact=True),
+    "openinference_autogen": Recording("instrumentation.autogen_openinference", redact=True),
+    "openinference_llamaindex": Recording("instrumentation.llamaindex_openinference", redact=True),
+    "traceloop_llamaindex": Recording("instrumentation.llamaindex_traceloop", redact=True),
+    "openinference_crewai": Recording("instrumentation.crewai_openinference"),
+    "traceloop_crewai": Recording("instrumentation.crewai_traceloop", requests_only=True),
 }
 
 
 #: stack module -> the modules it needs (its framework and instrumentation): `stack_module` skips the
 #: test where one is not installed
 NEEDS: Mapping[str, tuple[str, ...]] = {
+    "instrumentation.agent_framework": ("agent_framework",),
     "instrumentation.langgraph_openinference": (
         "langgraph.prebuilt",
         "openinference.instrumentation.langchain",
     ),
     "instrumentation.openai_agents_openinference": ("agents", "openinference.instrumentation.openai_agents"),
     "instrumentation.langgraph_traceloop": ("langgraph.prebuilt", "opentelemetry.instrumentation.langchain"),
+    "instrumentation.smolagents_openinference": ("smolagents", "openinference.instrumentation.smolagents"),
+    "instrumentation.agno_openinference": ("agno.team", "openinference.instrumentation.agno"),
+    "instrumentation.llamaindex_openinference": (
+        "llama_index.core.agent.workflow",
+        "openinference.instrumentation.llama_index",
+    ),
+    "instrumentation.llamaindex_traceloop": (
+        "llama_index.core.agent.workflow",
+        "llama_index.llms",
+        "opentelemetry.instrumentation.llamaindex",
+    ),
     "instrumentation.openai_agents_traceloop": (
         "agents",
         "opentelemetry.instrumentation.openai_agents",
         "opentelemetry.instrumentation.openai",
+    ),
+    "instrumentation.anthropic_openinference": ("anthropic", "openinference.instrumentation.anthropic"),
+    "instrumentation.anthropic_traceloop": (
+        "anthropic",
+        "opentelemetry.instrumentation.anthropic",
+        "opentelemetry.util.genai",
+    ),
+    "instrumentation.google_genai": ("google.genai", "opentelemetry.instrumentation.google_genai"),
+    "instrumentation.mcp_openinference": (
+        "mcp.server.mcpserver",
+        "openinference.instrumentation.mcp",
+        "anthropic",
+        "openinference.instrumentation.anthropic",
     ),
 }
 

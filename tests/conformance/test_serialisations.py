@@ -49,6 +49,17 @@ RECORDED: Mapping[str, tuple[str, ...]] = {
     "google_adk": ("adk_schema2", "adk_schema1"),
     "google_adk_monocle": ("adk_monocle_schema2", "adk_monocle_schema1"),
     "strands": ("strands_events", "strands_latest", "strands_attributes"),
+    "crewai_openinference": ("openinference_crewai",),
+    "crewai_traceloop": ("traceloop_crewai",),
+    # runs here, but OpenLLMetry never ends the span of the tool that raised: the live capture holds it
+    # unfinished and no exporter ever sees it (tests/conformance/test_llamaindex_stacks.py)
+    "llamaindex_traceloop": ("traceloop_llamaindex",),
+    "autogen_openinference": ("openinference_autogen",),
+}
+
+#: stacks that are not Python (recorded by a script in ``instrumentation/<name>/``) -> their recordings
+FOREIGN: Mapping[str, tuple[str, ...]] = {
+    "vercel_ai": ("vercel_ai",),  # TypeScript, recorded under Node (tests/conformance/test_vercel_ai.py)
 }
 
 #: the instrumentation options a stack runs with live (default: none): required ones, and those that
@@ -106,6 +117,9 @@ def _cases() -> Iterator[Any]:
         for options in LIVE_OPTIONS.get(stack, ({},)):
             label = ",".join(["live", *(f"{k}={v}" for k, v in options.items())])
             yield pytest.param(Case(stack, options=options), id=f"{stack}[{label}]")
+    for stack, recordings in FOREIGN.items():
+        for recording in recordings:
+            yield pytest.param(Case(stack, recording), id=f"{stack}[{recording}]")
     for app in app_modules():
         for stack in _app_stacks(app):
             yield pytest.param(Case(stack, app=app), id=f"{app}[{stack}]")
@@ -181,7 +195,9 @@ def test_the_same_summary_from_every_serialisation(case: Case, writer: str, tmp_
     run = live_run(case) if case.recording is None else recorded_run(case.recording)
     # the run did something: an empty summary would equal any other empty summary
     totals = run.summary["totals"]
-    assert totals["agent_invocations"] > 0 and totals["tool_executions"] > 0 and totals["model_calls"] > 0
+    # (a producer with no tool spans, such as OpenLLMetry on CrewAI, shows its tools as requests)
+    tools = totals["tool_executions"] + totals["unexecuted_tool_requests"]
+    assert totals["agent_invocations"] > 0 and tools > 0 and totals["model_calls"] > 0
 
     check_round_trip(writer, run.summary, run.spans, tmp_path, what=str(case))
 

@@ -26,7 +26,7 @@ from collections.abc import Callable, Sequence
 from types import ModuleType
 
 from .._model.span import Span
-from . import adk, genai, monocle, openinference, pydantic_ai, strands, traceloop
+from . import adk, genai, monocle, openinference, pydantic_ai, strands, traceloop, vercel_ai
 from ._base import Operation, ToolCallRequest
 
 __all__ = ["DIALECTS", "Operation", "ToolCallRequest", "classify", "classify_spans", "scope_hints"]
@@ -42,6 +42,7 @@ DIALECTS: tuple[ModuleType, ...] = (
     pydantic_ai,
     adk,
     strands,
+    vercel_ai,
     genai,
 )
 

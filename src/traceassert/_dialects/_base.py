@@ -12,6 +12,7 @@ are described in the package's ``__init__``.
 from __future__ import annotations
 
 import contextvars
+import fnmatch
 import json
 import math
 import os
@@ -27,13 +28,17 @@ from .._model.span import Span
 __all__ = [
     "MAX_JSON_DEPTH",
     "NON_FINITE",
+    "Fact",
+    "NotRecorded",
     "OpKind",
     "Operation",
     "ToolCallRequest",
+    "agent_io_not_recorded",
     "as_int",
     "as_str",
     "as_str_tuple",
     "error_info",
+    "failed_tool_result_not_recorded",
     "loads_json",
     "maybe_json",
     "shallow_json",
@@ -99,6 +104,73 @@ class Operation:
     #: an agent span the producer may have parented on a workflow root instead of on the tool or agent
     #: that ran it: nest it in the innermost tool or agent span that encloses it in time
     nest_by_time: bool = False
+
+
+#: the facts a producer may leave out (the ``fact`` of a `NotRecorded`)
+Fact = Literal[
+    "agent.input",  # what the agent was asked
+    "agent.output",  # the agent's final answer
+    "tool.result_when_failed",  # what a failed tool returned
+    "error.type",  # the exception type of a failure
+    "model.streamed",  # whether a model call streamed
+    "tool.executions",  # tool spans (only the model's requests are recorded)
+    "content",  # message content and tool arguments
+]
+
+
+@dataclass(frozen=True, slots=True)
+class NotRecorded:
+    """A fact a producer never records, and where it lives instead (the support matrix's "What a
+    producer does not record", as data).
+
+    A dialect module lists its gaps in ``NOT_RECORDED: tuple[NotRecorded, ...]``; a check whose answer
+    relies on a missing fact names the gap in its failure. An entry applies to a span of its dialect
+    whose scope starts with ``scope`` (any scope when None) and, when ``attribute`` is given as
+    ``(key pattern, value pattern)`` (shell-style, ``fnmatch``), that carries a matching attribute.
+    ``producer`` names who does not record it, ``missing`` what, ``instead`` where the fact lives.
+    """
+
+    fact: Fact
+    producer: str
+    missing: str
+    instead: str
+    scope: str | None = None
+    attribute: tuple[str, str] | None = None
+
+    def applies_to(self, scope_name: str | None, attributes: Mapping[str, Any]) -> bool:
+        if self.scope is not None and not (scope_name or "").startswith(self.scope):
+            return False
+        if self.attribute is None:
+            return True
+        key_pattern, value_pattern = self.attribute
+        return any(
+            fnmatch.fnmatchcase(key, key_pattern) and fnmatch.fnmatchcase(str(value), value_pattern)
+            for key, value in attributes.items()
+        )
+
+
+def agent_io_not_recorded(producer: str, scope: str) -> tuple[NotRecorded, NotRecorded]:
+    """The two gaps of the producers that record no agent input and output (their model calls do)."""
+    first = "the input is on the agent's first model call"
+    last = "the final answer is on the agent's last model call"
+    return (
+        NotRecorded("agent.input", producer, "agent input", first, scope),
+        NotRecorded("agent.output", producer, "agent output", last, scope),
+    )
+
+
+def failed_tool_result_not_recorded(
+    stack: str, *, scope: str | None = None, attribute: tuple[str, str] | None = None
+) -> NotRecorded:
+    """LangGraph's gap under ``stack`` (an instrumentation): a failed tool's result."""
+    return NotRecorded(
+        "tool.result_when_failed",
+        f"LangGraph's instrumentation {stack}",
+        "the result of a failed tool",
+        "the failure and its message are recorded",
+        scope,
+        attribute,
+    )
 
 
 def as_str(value: Any) -> str | None:

@@ -38,7 +38,17 @@ from .._model.records import ErrorInfo
 from .._model.span import Span
 from . import _keys as k
 from . import genai
-from ._base import Operation, ToolCallRequest, as_int, as_str, as_str_tuple, error_info, maybe_json
+from ._base import (
+    NotRecorded,
+    Operation,
+    ToolCallRequest,
+    agent_io_not_recorded,
+    as_int,
+    as_str,
+    as_str_tuple,
+    error_info,
+    maybe_json,
+)
 from ._handoffs import handoff_operation, named_target
 from ._messages import final_text, user_text
 
@@ -47,6 +57,19 @@ __all__ = ["NAME", "SCOPE", "classify"]
 NAME = "adk"
 #: the instrumentation scope (tracer name) of every ADK span
 SCOPE = "gcp.vertex.agent"
+
+#: what Google ADK's instrumentation never records (see ``_base.NotRecorded``); without content capture
+#: it also leaves out message content and tool arguments, which no span says
+NOT_RECORDED = (
+    *agent_io_not_recorded("Google ADK's instrumentation", SCOPE),
+    NotRecorded(
+        "content",
+        "Google ADK's instrumentation without content capture",
+        "message content and tool arguments",
+        "the failure flags still come from the span status",
+        scope=SCOPE,
+    ),
+)
 _PREFIX = "gcp.vertex.agent."
 LLM_REQUEST = "gcp.vertex.agent.llm_request"
 LLM_RESPONSE = "gcp.vertex.agent.llm_response"

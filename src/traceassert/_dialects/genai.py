@@ -4,6 +4,13 @@ The span's role comes from ``gen_ai.operation.name``; without it, from the span 
 that is an operation name (``"execute_tool get_weather"``), or from a ``gen_ai.tool.name`` /
 ``gen_ai.request.model`` key. ``create_agent`` spans create an agent without running it: they are
 classified as ``other``, not as invocations.
+
+MCP (mcp 2.x traces itself with these conventions): a server's ``tools/call <tool>`` SERVER span is a
+tool execution (``gen_ai.operation.name = execute_tool``), one with the calling agent's tool span when
+the trace context joins them (see ``_reconstruct/layers``); every other span with ``mcp.method.name``
+(``MCP send <method>`` CLIENT spans, ``initialize``, ``tools/list``) is protocol traffic, ``other``.
+google-genai's tool arguments (``code.function.parameters.<name>.value`` pairs) are read as
+``{name: value}``.
 """
 
 from __future__ import annotations
@@ -13,13 +20,33 @@ from typing import Any
 
 from .._model.span import Span
 from . import _keys as k
-from ._base import Operation, as_int, as_str, as_str_tuple, error_info, maybe_json
+from ._base import NotRecorded, Operation, as_int, as_str, as_str_tuple, error_info, maybe_json
 from ._messages import final_text, requested_tool_calls, user_text
 from ._traceloop_payloads import flat_messages
 
 __all__ = ["NAME", "classify", "model_fields", "operation_name"]
 
 NAME = "genai"
+
+#: what the OpenAI SDK's instrumentation (opentelemetry-instrumentation-openai-v2) never records (see
+#: ``_base.NotRecorded``); in ``event_only`` mode, or without content capture, it also leaves out message
+#: content and tool arguments, which no span says
+NOT_RECORDED = (
+    NotRecorded(
+        "tool.executions",
+        "the OpenAI SDK's instrumentation (chat spans only)",
+        "tool executions and agents",
+        "the model's requests are recorded (ModelCall.requested_tools, Trace.unexecuted_tool_requests)",
+        scope="opentelemetry.instrumentation.openai_v2",
+    ),
+    NotRecorded(
+        "content",
+        "the OpenAI SDK's instrumentation in event_only mode or without content capture",
+        "message content and tool arguments",
+        "the failure flags still come from the span status",
+        scope="opentelemetry.instrumentation.openai_v2",
+    ),
+)
 
 _OP_WORDS = frozenset(
     {k.OP_INVOKE_AGENT, k.OP_CREATE_AGENT, k.OP_EXECUTE_TOOL, k.OP_INVOKE_WORKFLOW, k.OP_RETRIEVAL}
@@ -104,7 +131,12 @@ def model_fields(span: Span, op: str, dialect: str = NAME) -> Operation:
 def might_claim(scope: str | None, keys: frozenset[str]) -> bool:
     """Whether spans of this scope with these attribute keys can be this dialect's (a necessary
     condition, from names only: the dispatcher caches it per key signature)."""
-    return any(key.startswith("gen_ai.") for key in keys)
+    return MCP_METHOD in keys or any(key.startswith("gen_ai.") for key in keys)
+
+
+#: the JSON-RPC method of an MCP request (mcp 2.x's own spans: ``MCP send <method>`` CLIENT and
+#: ``<method> [<name>]`` SERVER; a ``tools/call`` SERVER span also carries ``gen_ai.*`` keys)
+MCP_METHOD = "mcp.method.name"
 
 
 def classify(span: Span) -> Operation | None:
@@ -115,6 +147,8 @@ def classify(span: Span) -> Operation | None:
             op = k.OP_EXECUTE_TOOL
         elif k.REQUEST_MODEL in attrs and (k.USAGE_INPUT_TOKENS in attrs or k.USAGE_PROMPT_TOKENS in attrs):
             op = "chat"
+        elif MCP_METHOD in attrs:  # MCP protocol traffic: known, but no agent, tool or model call
+            return Operation(kind="other", dialect=NAME, name=span.name)
         else:
             return None
     failed = _failed(span)
@@ -135,14 +169,15 @@ def classify(span: Span) -> Operation | None:
             error=error,
         )
     if op == k.OP_EXECUTE_TOOL:
+        arguments = _tool_arguments(attrs.get(k.TOOL_CALL_ARGUMENTS))
         return Operation(
             kind="tool",
             dialect=NAME,
             name=as_str(attrs.get(k.TOOL_NAME)) or _name_after_op(span, op) or span.name,
             call_id=as_str(attrs.get(k.TOOL_CALL_ID)),
-            arguments=attrs.get(k.TOOL_CALL_ARGUMENTS),
+            arguments=arguments,
             result=maybe_json(attrs.get(k.TOOL_CALL_RESULT)),
-            input=attrs.get(k.TOOL_CALL_ARGUMENTS),
+            input=arguments,
             output=attrs.get(k.TOOL_CALL_RESULT),
             failed=failed,
             error=error,
@@ -172,6 +207,36 @@ def classify(span: Span) -> Operation | None:
             error=error,
         )
     return Operation(kind="other", dialect=NAME, name=as_str(attrs.get(k.AGENT_NAME)) or span.name)
+
+
+def _tool_arguments(value: Any) -> Any:
+    """``gen_ai.tool.call.arguments``; Microsoft Agent Framework writes ``str(None)``, ``"None"`` (not
+    JSON), for a call without arguments: that is no arguments, ``{}``."""
+    if value == "None":
+        return {}
+    return _code_function_parameters(value)
+
+
+_PARAMETER_PREFIX = "code.function.parameters."
+
+
+def _code_function_parameters(value: Any) -> Any:
+    """The arguments of google-genai's instrumentation (its wrapper of automatic-function-calling tools)
+    writes every argument as two keys, ``code.function.parameters.<name>.type`` and ``...<name>.value``:
+    the arguments are ``{name: value}``. Anything else is returned as it is."""
+    if not isinstance(value, str) or _PARAMETER_PREFIX not in value:
+        return value
+    parsed = maybe_json(value)
+    if not isinstance(parsed, Mapping) or not parsed:
+        return value
+    arguments: dict[str, Any] = {}
+    for key, item in parsed.items():
+        name, _, field = str(key).removeprefix(_PARAMETER_PREFIX).rpartition(".")
+        if not str(key).startswith(_PARAMETER_PREFIX) or not name or field not in ("type", "value"):
+            return value
+        if field == "value":
+            arguments[name] = item
+    return arguments
 
 
 def _documents(value: Any) -> tuple[str, ...]:

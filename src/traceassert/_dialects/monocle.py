@@ -28,7 +28,16 @@ from typing import Any
 from .._model.records import ErrorInfo
 from .._model.span import Span
 from .._model.tree import SpanTree
-from ._base import Operation, ToolCallRequest, as_int, as_str, error_info, maybe_json
+from ._base import (
+    NotRecorded,
+    Operation,
+    ToolCallRequest,
+    as_int,
+    as_str,
+    error_info,
+    failed_tool_result_not_recorded,
+    maybe_json,
+)
 from ._handoffs import handoff_span
 from ._messages import message_text
 from ._monocle_args import name_arguments
@@ -36,6 +45,13 @@ from ._monocle_args import name_arguments
 __all__ = ["NAME", "classify", "entity", "refine"]
 
 NAME = "monocle"
+
+#: what Monocle never records (see ``_base.NotRecorded``)
+NOT_RECORDED = (
+    failed_tool_result_not_recorded("(Monocle)", attribute=("entity.*.type", "*.langgraph")),
+    NotRecorded("error.type", "Monocle", "the exception type of a failure", "the error message is recorded"),
+    NotRecorded("model.streamed", "Monocle", "whether a model call streamed", "nowhere in the trace"),
+)
 
 SPAN_TYPE = "span.type"
 _WORKFLOW_TYPES = frozenset({"workflow", "agentic.turn", "agentic.request"})

@@ -47,10 +47,16 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from .._model.span import Span
+from . import _base as gaps
 from . import _langgraph as lg
+from . import _llamaindex as li
+from . import _smolagents as sa
 from ._base import Operation, as_int, as_str, as_str_tuple, error_info, maybe_json
 from ._handoffs import handoff_span, langgraph_handoff
+from ._indexed import has_key_under
+from ._indexed import indexed as _indexed
 from ._messages import final_text, requested_tool_calls, user_text
+from ._span_names import agent_name as named_agent
 
 if TYPE_CHECKING:
     from .._model.records import ErrorInfo
@@ -85,7 +91,14 @@ INPUT_MESSAGES = "llm.input_messages."
 OUTPUT_MESSAGES = "llm.output_messages."
 RETRIEVAL_DOCUMENTS = "retrieval.documents."
 
-_OPENAI_AGENTS_SCOPE = "openinference.instrumentation.openai_agents"
+_OPENAI_AGENTS_SCOPE = _AGENTS_SCOPE = "openinference.instrumentation.openai_agents"
+
+#: what these instrumentations never record (see ``_base.NotRecorded``)
+NOT_RECORDED = (
+    *gaps.agent_io_not_recorded("the OpenAI Agents SDK's instrumentation (OpenInference)", _AGENTS_SCOPE),
+    gaps.failed_tool_result_not_recorded("(OpenInference)", scope="openinference.instrumentation.langchain"),
+    *li.NOT_RECORDED,
+)
 _MAX_REPR_CHARS = 100_000
 _MODEL_KEYS = (LLM_MODEL_NAME, TOKENS_PROMPT, TOKENS_COMPLETION, TOKENS_TOTAL)
 
@@ -95,24 +108,15 @@ _MODEL_KEYS = (LLM_MODEL_NAME, TOKENS_PROMPT, TOKENS_COMPLETION, TOKENS_TOTAL)
 # --------------------------------------------------------------------------------------------------
 
 
-def _indexed(attrs: Mapping[str, Any], prefix: str) -> dict[int, dict[str, Any]]:
-    """``{N: {rest: value}}`` from the keys ``<prefix>N.<rest>``, in index order."""
-    out: dict[int, dict[str, Any]] = {}
-    for key, value in attrs.items():
-        if not key.startswith(prefix):
-            continue
-        index, _, rest = key[len(prefix) :].partition(".")
-        if index.isdigit() and rest:
-            out.setdefault(int(index), {})[rest] = value
-    return dict(sorted(out.items()))
+_MESSAGE_FIELDS = tuple((key, f"message.{key}") for key in ("role", "content", "name", "tool_call_id"))
 
 
 def _message(fields: Mapping[str, Any]) -> dict[str, Any]:
     """One message in the OpenAI chat shape, from its flattened ``message.*`` fields."""
     msg: dict[str, Any] = {}
-    for key in ("role", "content", "name", "tool_call_id"):
-        if f"message.{key}" in fields:
-            msg[key] = fields[f"message.{key}"]
+    for key, field in _MESSAGE_FIELDS:
+        if field in fields:
+            msg[key] = fields[field]
     parts = _indexed(fields, "message.contents.")
     if parts and "content" not in msg:
         msg["content"] = [
@@ -151,7 +155,7 @@ def _documents(attrs: Mapping[str, Any]) -> tuple[str, ...]:
 
 def _agent_input(attrs: Mapping[str, Any]) -> Any:
     messages = flattened_messages(attrs, INPUT_MESSAGES) or lg.state_messages(attrs.get(INPUT_VALUE))
-    return user_text(messages) if messages else attrs.get(INPUT_VALUE)
+    return user_text(messages) if messages else sa.agent_input(attrs)
 
 
 def _agent_output(attrs: Mapping[str, Any]) -> Any:
@@ -243,13 +247,13 @@ def _model(span: Span, operation: str, failed: bool | None, error: ErrorInfo | N
 
 def _tool(span: Span, failed: bool | None, error: ErrorInfo | None) -> Operation:
     attrs = span.attributes
-    result, call_id = _tool_result(attrs.get(OUTPUT_VALUE))
+    result, call_id = _tool_result(li.tool_result(attrs.get(OUTPUT_VALUE)))
     return Operation(
         kind="tool",
         dialect=NAME,
         name=as_str(attrs.get(TOOL_NAME)) or span.name,
         call_id=as_str(attrs.get(TOOL_CALL_ID)) or call_id,
-        arguments=attrs.get(INPUT_VALUE),
+        arguments=li.tool_arguments(sa.tool_arguments(attrs.get(INPUT_VALUE))),
         result=result,
         input=attrs.get(INPUT_VALUE),
         output=result,
@@ -265,7 +269,7 @@ def agent_operation(span: Span, name: str | None = None) -> Operation:
     return Operation(
         kind="agent",
         dialect=NAME,
-        name=name or as_str(attrs.get(AGENT_NAME)) or span.name,
+        name=name or as_str(attrs.get(AGENT_NAME)) or named_agent(span) or span.name,
         input=_agent_input(attrs),
         output=_agent_output(attrs),
         conversation_id=as_str(attrs.get(SESSION_ID)),
@@ -320,7 +324,7 @@ def classify(span: Span) -> Operation | None:
             to = as_str(attrs.get(OUTPUT_VALUE)) or span.name[len("handoff to ") :].strip()
             return handoff_span(NAME, as_str(attrs.get(INPUT_VALUE)), to, failed, error)
         return langgraph_handoff(_tool(span, failed, error))  # a handoff when it returns a parent Command
-    if kind == "LLM":
+    if kind == "LLM" and not li.llm_helper(span):  # LlamaIndex: an LLM method that calls no model
         return _model(span, "text_completion" if _has_prefix(attrs, LLM_PROMPTS) else "chat", failed, error)
     if kind == "EMBEDDING":
         return _model(span, "embeddings", failed, error)
@@ -367,7 +371,7 @@ def _workflow(span: Span, failed: bool | None, error: ErrorInfo | None) -> Opera
 
 
 def _has_prefix(attrs: Mapping[str, Any], prefix: str) -> bool:
-    return prefix in attrs or any(key.startswith(prefix + ".") for key in attrs)
+    return prefix in attrs or has_key_under(attrs, prefix + ".")
 
 
 # --------------------------------------------------------------------------------------------------
@@ -378,7 +382,7 @@ def _has_prefix(attrs: Mapping[str, Any], prefix: str) -> bool:
 def refine(trace: SpanTree, operation_of: Callable[[Span], Operation | None]) -> list[tuple[Span, Operation]]:
     """Operations that knowing the span tree changes: every OpenInference span that runs a LangGraph
     graph inside another graph's node becomes an agent invocation named after the graph."""
-    changed: list[tuple[Span, Operation]] = []
+    changed = li.agent_runs(trace, operation_of, agent_operation)  # LlamaIndex agent workflow runs
     for span in trace.spans:
         op = operation_of(span)
         if op is None or op.dialect != NAME or op.kind not in ("other", "workflow"):

@@ -4,7 +4,8 @@ Detection is per span: any of ``traceloop.span.kind`` / ``traceloop.entity.name`
 ``traceloop.workflow.name`` / ``traceloop.entity.path``, the OpenLLMetry-only keys ``llm.request.type``,
 ``llm.is_streaming``, ``llm.usage.total_tokens``, ``gen_ai.is_streaming``, or an OpenLLMetry
 instrumentation scope (``opentelemetry.instrumentation.langchain``, ``...openai_agents``,
-``...openai.v1``, ...) for the spans that carry only ``gen_ai.*`` keys.
+``...openai.v1``, ...) for the spans that carry only ``gen_ai.*`` keys; without a scope (an SDK dump),
+such a span is known by its name where only OpenLLMetry writes it (``anthropic.chat``, `scope_hint`).
 
 What each span is:
 
@@ -22,7 +23,8 @@ What each span is:
 - agents: ``traceloop.span.kind`` ``agent``, ``gen_ai.operation.name`` ``invoke_agent`` (LangGraph's
   ``invoke_agent X`` span), and a LangGraph graph's own ``X.workflow`` span (merged with the former).
   OpenAI Agents SDK agent spans (``X.agent``) are parented on the workflow root even when a tool ran
-  them: they are marked ``nest_by_time``.
+  them: they are marked ``nest_by_time``. CrewAI's ``crewai.workflow`` (``invoke_agent`` with
+  ``crewai.crew.id``) is the crew's kickoff, a workflow: its agents have ``<role>.agent`` spans.
 - ``traceloop.span.kind`` ``workflow`` / ``task`` (``Agent Workflow``, ``execute_task X``, ``X.task``):
   workflow steps, named by their entity name (so that LangGraph's ``execute_task helper`` is found to be
   the body of the ``invoke_agent helper`` span beside it, see ``_regroup``).
@@ -37,21 +39,30 @@ from __future__ import annotations
 
 import ast
 import dataclasses
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
 
 from .._model.records import ErrorInfo
 from .._model.span import Span
 from . import _keys as k
+from . import _traceloop_llamaindex as tli
 from . import _traceloop_payloads as p
-from ._base import Operation, as_int, as_str, as_str_tuple, error_info, maybe_json
+from ._base import Operation, agent_io_not_recorded, as_int, as_str, as_str_tuple, error_info, maybe_json
 from ._handoffs import handoff_span, langgraph_handoff
 from ._messages import final_text, requested_tool_calls, user_text
 from .genai import model_fields
 
-__all__ = ["NAME", "classify"]
+if TYPE_CHECKING:
+    from .._model.tree import SpanTree
+
+__all__ = ["NAME", "classify", "refine"]
 
 NAME = "traceloop"
+
+#: what these instrumentations never record (see ``_base.NotRecorded``)
+NOT_RECORDED = agent_io_not_recorded(
+    "the OpenAI Agents SDK's instrumentation (OpenLLMetry)", "opentelemetry.instrumentation.openai_agents"
+)
 
 SPAN_KIND = "traceloop.span.kind"
 ENTITY_NAME = "traceloop.entity.name"
@@ -62,6 +73,8 @@ ENTITY_PATH = "traceloop.entity.path"
 REQUEST_TYPE = "llm.request.type"
 LS_MODEL_NAME = "traceloop.association.properties.ls_model_name"
 TASK_STATUS = "gen_ai.task.status"
+#: the crew of OpenLLMetry's CrewAI ``crewai.workflow`` span (an ``invoke_agent`` that runs no agent itself)
+CREW_ID = "crewai.crew.id"
 
 _MARKER_KEYS = (
     SPAN_KIND,
@@ -72,6 +85,7 @@ _MARKER_KEYS = (
     "gen_ai.is_streaming",
     "llm.is_streaming",
     "llm.usage.total_tokens",
+    CREW_ID,
 )
 _PACKAGES = (
     "langchain",
@@ -287,8 +301,30 @@ def _is_graph_workflow(span: Span) -> bool:
 
 def might_claim(scope: str | None, keys: frozenset[str]) -> bool:
     """Whether spans of this scope with these attribute keys can be this dialect's (a necessary
-    condition, from names only: the dispatcher caches it per key signature)."""
-    return scope in _SCOPES or not keys.isdisjoint(_MARKER_KEYS)
+    condition, from names only: the dispatcher caches it per key signature). A span without a scope
+    and with ``gen_ai.operation.name`` may be a model call that `scope_hint` knows by its name."""
+    return (
+        scope in _SCOPES or not keys.isdisjoint(_MARKER_KEYS) or (scope is None and k.OPERATION_NAME in keys)
+    )
+
+
+#: model-call span names only OpenLLMetry writes (its spans there carry only ``gen_ai.*`` keys) -> the
+#: scope of the instrumentation that writes them
+_HINTED_NAMES = {
+    "anthropic.chat": "opentelemetry.instrumentation.anthropic",
+    "anthropic.completion": "opentelemetry.instrumentation.anthropic",
+}
+
+
+def scope_hint(span: Span, trace_scopes: frozenset[str]) -> str | None:
+    """The scope of an OpenLLMetry model-call span without one (an SDK dump), told by its name: the
+    Anthropic instrumentation's ``anthropic.chat`` carries only ``gen_ai.*`` keys, as the Anthropic
+    SDK's own ``anthropic.messages.create`` span beside it does, and the two are one call only when
+    they are read as two layers."""
+    scope = _HINTED_NAMES.get(span.name)
+    if scope is None or span.attributes.get(k.OPERATION_NAME) not in _MODEL_OPS:
+        return None
+    return scope
 
 
 def classify(span: Span) -> Operation | None:
@@ -298,6 +334,8 @@ def classify(span: Span) -> Operation | None:
     tl_kind = attrs.get(SPAN_KIND)
     op_name = attrs.get(k.OPERATION_NAME)
     failed = _failed(span)
+    if tl_kind == "task" and (step := tli.tool(span, NAME)) is not None:  # LlamaIndex's call_tool step
+        return step
     if tl_kind == "tool" or op_name == k.OP_EXECUTE_TOOL:
         return langgraph_handoff(_tool(span, failed))  # a handoff when it returns a parent Command
     if tl_kind == "handoff" or op_name == "handoff":  # OpenAI Agents SDK
@@ -310,6 +348,8 @@ def classify(span: Span) -> Operation | None:
         return _model(span, model_op)
     if op_name == "vector_db_retrieve" or span.name.startswith("vector_db_retrieve "):
         return _retrieval(span, failed)
+    if tl_kind is None and CREW_ID in attrs:  # a CrewAI crew: its agents have spans of their own
+        tl_kind = "workflow"
     if tl_kind == "agent" or (tl_kind is None and op_name == k.OP_INVOKE_AGENT):
         return _agent(span, failed, tl_kind)
     if tl_kind == "workflow" and _is_graph_workflow(span):
@@ -330,3 +370,8 @@ def classify(span: Span) -> Operation | None:
         name=_name(span, k.AGENT_NAME, ENTITY_NAME),
         agent_hint=as_str(attrs.get(k.AGENT_NAME)),
     )
+
+
+def refine(trace: SpanTree, operation_of: Callable[[Span], Operation | None]) -> list[tuple[Span, Operation]]:
+    """LlamaIndex agent workflow runs, named only in their steps' outputs, as agent invocations."""
+    return tli.agent_runs(trace, operation_of, lambda span: _agent(span, _failed(span), None))

@@ -118,7 +118,9 @@ class ToolRequest:
     """A tool call a model asked for in its response: what it asked, not what ran.
 
     ``execution`` is the `ToolExecution` that carried it out, ``handoff`` the `Handoff` it asked for
-    (a ``transfer_to_*`` call, say); both None when the trace records neither (``executed`` False).
+    (a ``transfer_to_*`` call, say), ``agent`` the nested `AgentInvocation` that carried it out when the
+    framework runs an agent as the tool of that name with no tool span of its own (a smolagents managed
+    agent); all None when the trace records none of them (``executed`` False).
     """
 
     name: str
@@ -128,11 +130,12 @@ class ToolRequest:
     model_call: ModelCall | None = None
     execution: ToolExecution | None = None
     handoff: Handoff | None = None
+    agent: AgentInvocation | None = None
 
     @property
     def executed(self) -> bool:
-        """Whether a tool span, or a handoff, shows that the call was carried out."""
-        return self.execution is not None or self.handoff is not None
+        """Whether a tool span, a handoff or a nested agent run shows that the call was carried out."""
+        return self.execution is not None or self.handoff is not None or self.agent is not None
 
     @property
     def start_ns(self) -> int:

@@ -37,7 +37,7 @@ from .handoffs import (
 from .layers import merge_layers
 from .numbers import classify_checked
 from .regroup import regroup
-from .requests import match_requests, order_tools
+from .requests import match_agent_requests, match_requests, order_tools
 from .streaming import streamed_text
 
 __all__ = ["Reconstruction", "reconstruct"]
@@ -308,6 +308,7 @@ class Builder:
         if requests:
             self.requests.extend(requests)
             handoffs_from_requests(build, requests, index)
+            match_agent_requests(requests, build.nested)
         build.handoffs.sort(key=_start)
         inv.handoffs = tuple(build.handoffs)
         order_tools(build.tools)

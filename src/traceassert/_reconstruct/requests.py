@@ -20,13 +20,13 @@ from typing import TYPE_CHECKING, Any
 
 from .._dialects import Operation, ToolCallRequest
 from .._dialects._handoffs import NAMED_TARGET_TOOLS, TRANSFER_PREFIX, normalize_agent_name
-from .._model.records import Handoff, ToolExecution, ToolRequest
+from .._model.records import AgentInvocation, Handoff, ToolExecution, ToolRequest
 from .arguments import SCALAR_KEY, parse_arguments
 
 if TYPE_CHECKING:
     from .builder import AgentBuild as AgentBuild
 
-__all__ = ["match_requests", "order_tools"]
+__all__ = ["match_agent_requests", "match_requests", "order_tools"]
 
 
 _SCALARS = (str, int, float, bool, type(None))
@@ -253,8 +253,27 @@ def _link_handoff(handoff: Handoff, req: ToolRequest) -> None:
 
 
 def unexecuted(requests: Iterable[ToolRequest]) -> list[ToolRequest]:
-    """The requests that neither an execution nor a handoff carried out."""
-    return [r for r in requests if r.execution is None and r.handoff is None]
+    """The requests that neither an execution, a handoff nor a nested agent carried out."""
+    return [r for r in requests if not r.executed]
+
+
+def match_agent_requests(requests: Sequence[ToolRequest], nested: Sequence[AgentInvocation]) -> None:
+    """Link each request still unexecuted that names an agent nested in the requesting one (started no
+    earlier than the request's model call, not started by a tool or a handoff) to the earliest such
+    invocation not yet linked: a framework that runs an agent as a tool with no tool span of its own
+    (a smolagents managed agent) leaves only that agent's run to show the call was carried out."""
+    free: dict[str, deque[AgentInvocation]] = {}
+    for inv in sorted(nested, key=lambda inv: inv.start_ns):
+        if inv.via_tool is None and inv.via_handoff is None:
+            free.setdefault(inv.name, deque()).append(inv)
+    if not free:
+        return
+    for req in unexecuted(requests):
+        queue = free.get(req.name)
+        while queue and queue[0].start_ns < req.start_ns:
+            queue.popleft()
+        if queue:
+            req.agent = queue.popleft()
 
 
 def order_tools(tools: list[ToolExecution]) -> None:
