@@ -14,7 +14,7 @@ import pytest
 
 import traceassert as ta
 from traceassert._golden import behaviour_diff, fingerprint, slim_trace, write_slim
-from traceassert._golden.fingerprint import TEXT_CHARS, renamed_conversations
+from traceassert._golden.fingerprint import TEXT_CHARS
 from traceassert._loaders import parse_spans
 
 DATA = Path(__file__).resolve().parents[1] / "data"
@@ -70,7 +70,7 @@ def test_slim_keeps_the_summary_of_every_recorded_trace(path: Path) -> None:
     slim = _reread(result.data)
     assert _without_text(slim.summary()) == _without_text(trace.summary())
     # conversation ids are renumbered (conversation_1, ...), everything else is the same
-    assert fingerprint(slim) == renamed_conversations(fingerprint(trace), result.renumbered.ids)
+    assert fingerprint(slim) == fingerprint(trace, conversation_names=result.renumbered.ids)
     assert len(result.data) <= path.stat().st_size * 1.3  # indented, yet never much bigger
 
 

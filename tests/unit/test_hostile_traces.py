@@ -16,6 +16,7 @@ import pytest
 
 import traceassert as ta
 from traceassert._dialects._base import MAX_JSON_DEPTH, as_int, loads_json, maybe_json
+from traceassert._golden.generate import generate_test
 from traceassert._loaders import parse_spans, split
 from traceassert._loaders.jsontext import json_text
 from traceassert.cli import main
@@ -69,6 +70,22 @@ def _everything(trace: ta.Trace) -> None:
     for check in checks:
         with contextlib.suppress(ta.TraceAssertionError):
             check()
+    _golden(trace)
+
+
+def _golden(trace: ta.Trace) -> None:
+    """slim, diff and generate: a trace that loads never crashes them (a trace without spans is the
+    one refusal)."""
+    if not trace.spans:
+        with pytest.raises(ta.TraceWriteError):
+            ta.slim_trace(trace)
+        return
+    ta.slim_trace(trace)  # redacted: JSON deeper than redaction looks is replaced, so it may differ
+    slim = ta.slim_trace(trace, redact=False)
+    again = ta.Trace(parse_spans(slim.data).spans)
+    diff = ta.behaviour_diff(trace, again)
+    assert diff.same, diff.text()
+    generate_test(trace)
 
 
 # ---------------------------------------------------------------------------------------- null keys

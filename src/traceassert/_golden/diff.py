@@ -13,10 +13,12 @@ from __future__ import annotations
 
 import difflib
 import json
+import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from .._loaders.jsontext import json_text
 from .._loaders.redact import redact_value
 
 if TYPE_CHECKING:
@@ -67,26 +69,44 @@ def _agents(trace: Trace) -> dict[str, AgentInvocation]:
 
 
 def _short(value: Any) -> str:
-    text = json.dumps(redact_value(value), ensure_ascii=False, sort_keys=True, default=repr)
+    shown = redact_value(value)
+    try:
+        text = json.dumps(shown, ensure_ascii=False, sort_keys=True, default=repr)
+    except RecursionError:  # nested deeper than the recursion limit: the iterative writer, one line
+        text = re.sub(r"\n *", "", json_text(shown))
     return text if len(text) <= _MAX_VALUE else text[: _MAX_VALUE - 1] + "…"
 
 
 def _value_diff(old: Any, new: Any, path: str = "") -> Iterator[str]:
-    """``path: old != new`` for each leaf that differs (dicts key by key, lists item by item)."""
-    if isinstance(old, dict) and isinstance(new, dict):
-        for key in sorted(set(old) | set(new), key=str):
-            where = f"{path}[{key!r}]"
-            if key not in new:
-                yield f"{where} removed (was {_short(old[key])})"
-            elif key not in old:
-                yield f"{where} added: {_short(new[key])}"
-            else:
-                yield from _value_diff(old[key], new[key], where)
-    elif isinstance(old, list) and isinstance(new, list) and len(old) == len(new):
-        for i, (a, b) in enumerate(zip(old, new, strict=True)):
-            yield from _value_diff(a, b, f"{path}[{i}]")
-    elif old != new or type(old) is not type(new):
-        yield f"{path or 'value'}: {_short(old)} -> {_short(new)}"
+    """``path: old != new`` for each leaf that differs (dicts key by key, lists item by item);
+    iterative, for values nested deeper than the recursion limit."""
+    stack: list[tuple[Any, Any, str]] = [(old, new, path)]
+    while stack:
+        a, b, where = stack.pop()
+        if isinstance(a, dict) and isinstance(b, dict):
+            pending = []
+            for key in sorted(set(a) | set(b), key=str):
+                at = f"{where}[{key!r}]"
+                if key not in b:
+                    yield f"{at} removed (was {_short(a[key])})"
+                elif key not in a:
+                    yield f"{at} added: {_short(b[key])}"
+                else:
+                    pending.append((a[key], b[key], at))
+            stack.extend(reversed(pending))
+        elif isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+            stack.extend(
+                reversed([(x, y, f"{where}[{i}]") for i, (x, y) in enumerate(zip(a, b, strict=True))])
+            )
+        elif type(a) is not type(b) or _differ(a, b):
+            yield f"{where or 'value'}: {_short(a)} -> {_short(b)}"
+
+
+def _differ(a: Any, b: Any) -> bool:
+    try:
+        return bool(a != b)
+    except RecursionError:  # two deep structures that the branches above do not walk (a tuple, say)
+        return _short(a) != _short(b) or json_text(a) != json_text(b)
 
 
 def _tool_label(tool: ToolExecution) -> str:

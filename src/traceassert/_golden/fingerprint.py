@@ -7,15 +7,17 @@ traces that differ only past the cut behave the same.
 
 from __future__ import annotations
 
-import copy
+import json
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
+
+from .._loaders.jsontext import json_text
 
 if TYPE_CHECKING:
     from .._model.records import AgentInvocation
     from .._trace import Trace
 
-__all__ = ["TEXT_CHARS", "cut_text", "fingerprint", "renamed_conversations"]
+__all__ = ["TEXT_CHARS", "cut_text", "fingerprint", "fingerprint_text"]
 
 #: message text longer than this is cut in slim traces (and compared only this far)
 TEXT_CHARS = 200
@@ -30,14 +32,19 @@ def cut_text(value: Any, limit: int = TEXT_CHARS) -> Any:
     return value
 
 
-def fingerprint(trace: Trace, *, keep_messages: bool = False) -> dict[str, Any]:
-    """The behaviour of ``trace`` (see the module docstring); equal for two traces of the same run."""
+def fingerprint(
+    trace: Trace, *, keep_messages: bool = False, conversation_names: Mapping[str, str] | None = None
+) -> dict[str, Any]:
+    """The behaviour of ``trace`` (see the module docstring); equal for two traces of the same run.
+    ``conversation_names`` renames conversation ids (as slim renumbers them)."""
     summary = trace.summary()
+    names = conversation_names or {}
     agents = list(trace.agents)
     stack = list(zip(agents, summary["agents"], strict=True))
     while stack:
         inv, data = stack.pop()
-        data["conversation_id"] = inv.conversation_id
+        cid = inv.conversation_id
+        data["conversation_id"] = names.get(cid, cid) if cid is not None else None
         if not keep_messages:
             data["input"] = _cut_any(data["input"])
             data["output"] = _cut_any(data["output"])
@@ -45,15 +52,16 @@ def fingerprint(trace: Trace, *, keep_messages: bool = False) -> dict[str, Any]:
     return summary
 
 
-def renamed_conversations(fp: dict[str, Any], names: Mapping[str, str]) -> dict[str, Any]:
-    """``fp`` (a `fingerprint`) with each agent's conversation id renamed through ``names``."""
-    out = copy.deepcopy(fp)
-    stack = list(out["agents"])
-    while stack:
-        agent = stack.pop()
-        agent["conversation_id"] = names.get(agent["conversation_id"], agent["conversation_id"])
-        stack.extend(agent["nested"])
-    return out
+def fingerprint_text(
+    trace: Trace, *, keep_messages: bool = False, conversation_names: Mapping[str, str] | None = None
+) -> str:
+    """`fingerprint` as JSON text: compared as text, since agents may nest deeper than the recursion
+    limit that comparing nested dicts runs into."""
+    fp = fingerprint(trace, keep_messages=keep_messages, conversation_names=conversation_names)
+    try:
+        return json.dumps(fp, sort_keys=True, ensure_ascii=False, default=str)  # the C encoder: fast
+    except RecursionError:
+        return json_text(fp)
 
 
 def _nested(inv: AgentInvocation) -> tuple[AgentInvocation, ...]:

@@ -26,6 +26,8 @@ __all__ = ["GeneratedTest", "generate_test"]
 _IDENT = re.compile(r"[^0-9a-zA-Z_]+")
 #: a longer check is written one argument per line (it stays within 88 characters once indented)
 _WIDTH = 80
+#: arguments nested deeper are checked by the tool's name only (Python's parser caps nesting)
+_MAX_DEPTH = 20
 
 
 @dataclass(frozen=True)
@@ -76,7 +78,12 @@ def _agent_lines(
     tools = sorted((t for r in runs for t in r.tool_executions), key=lambda t: t.start_ns)
     ok = [t for t in tools if t.failed is False]
     if ok:
-        items = [f"({_literal(t.name)}, {_literal(t.arguments)})" for t in ok]
+        items = [
+            f"({_literal(t.name)}, {_literal(t.arguments)})"
+            if _depth(t.arguments) <= _MAX_DEPTH
+            else _literal(t.name)
+            for t in ok
+        ]
         line = f"{var}.has_tools_executed_in_order({', '.join(items)})"
         if len(line) <= _WIDTH:
             yield line
@@ -94,6 +101,22 @@ def _agent_lines(
     yield f"{var}.has_own_model_call_count({own})"
     if all(t.failed is not None for t in tools):
         yield f"{var}.has_no_more_tool_executions()"
+
+
+def _depth(value: Any) -> int:
+    """How deep ``value`` nests (counted up to one past `_MAX_DEPTH`)."""
+    deepest = 0
+    stack = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        deepest = max(deepest, depth)
+        if depth > _MAX_DEPTH:
+            break
+        if isinstance(item, dict):
+            stack.extend((v, depth + 1) for v in item.values())
+        elif isinstance(item, list | tuple):
+            stack.extend((v, depth + 1) for v in item)
+    return deepest
 
 
 def _literal(value: Any) -> str:

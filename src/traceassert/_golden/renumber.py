@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from .._model.span import Span, SpanEvent, SpanLink
-from .fingerprint import fingerprint, renamed_conversations
+from .fingerprint import fingerprint_text
 
 if TYPE_CHECKING:
     from .._trace import Trace
@@ -42,17 +42,18 @@ def renumber(trace: Trace, *, keep_times: bool = False) -> tuple[list[Span], Ren
     """The spans of ``trace`` with ids, times and random ids renumbered (see the module docstring)."""
     from .._trace import Trace as TraceClass
 
-    target = fingerprint(trace, keep_messages=True)
+    target = fingerprint_text(trace, keep_messages=True)
     spans = _structure(trace)
     timed = _times(spans, ticks=not keep_times)
     result = Renumbering(times="relative" if keep_times else "ticks")
-    if not keep_times and fingerprint(TraceClass(timed), keep_messages=True) != target:
+    if not keep_times and fingerprint_text(TraceClass(timed), keep_messages=True) != target:
         timed = _times(spans, ticks=False)  # the order of times alone does not tell this trace's story
         result.times = "relative"
     names = _random_ids(trace)
     if names:
         renamed = [_rename(span, names) for span in timed]
-        if fingerprint(TraceClass(renamed), keep_messages=True) == renamed_conversations(target, names):
+        renamed_target = fingerprint_text(trace, keep_messages=True, conversation_names=names)
+        if fingerprint_text(TraceClass(renamed), keep_messages=True) == renamed_target:
             result.ids = names
             return renamed, result
     return timed, result

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 from .._errors import TraceWriteError
 from .._loaders.dump import to_otlp_json, write_file
 from .._model.span import Span, SpanEvent
-from .fingerprint import CUT_MARK, TEXT_CHARS, fingerprint
+from .fingerprint import CUT_MARK, TEXT_CHARS, fingerprint_text
 from .renumber import Renumbering, renumber
 
 if TYPE_CHECKING:
@@ -75,27 +75,30 @@ def _group(key: str) -> str:
 class _Slimmer:
     """Holds the spans as mutable parts and tries removals and cuts against the target fingerprint."""
 
-    def __init__(self, spans: list[Span], target: dict[str, Any], keep_messages: bool) -> None:
+    def __init__(self, spans: list[Span], target: str, keep_messages: bool) -> None:
         self.spans = spans
         self.target = target
         self.keep_messages = keep_messages
         self.dropped: set[str] = set()
         self.cuts: dict[str, Callable[[Any], Any]] = {}
+        self.grouped: Grouped = {}
 
     # -- building a candidate ------------------------------------------------------------------
 
     def build(self, dropped: set[str], cuts: Mapping[str, Callable[[Any], Any]]) -> list[Span]:
         out: list[Span] = []
         for span in self.spans:
-            attrs = _filtered(span.attributes, "attr:", dropped, cuts)
+            attrs = _filtered(span.attributes, "attr:", dropped, cuts, self.grouped)
             events = tuple(
                 SpanEvent(
-                    ev.name, ev.timestamp_ns, _filtered(ev.attributes, f"event:{ev.name}:", dropped, cuts)
+                    ev.name,
+                    ev.timestamp_ns,
+                    _filtered(ev.attributes, f"event:{ev.name}:", dropped, cuts, self.grouped),
                 )
                 for ev in span.events
                 if f"event:{ev.name}" not in dropped
             )
-            resource = _filtered(span.resource, "resource:", dropped, cuts)
+            resource = _filtered(span.resource, "resource:", dropped, cuts, self.grouped)
             links = () if "links" in dropped else span.links
             out.append(
                 Span(
@@ -121,7 +124,7 @@ class _Slimmer:
         from .._trace import Trace
 
         candidate = Trace(self.build(dropped, cuts))
-        return fingerprint(candidate, keep_messages=self.keep_messages) == self.target
+        return fingerprint_text(candidate, keep_messages=self.keep_messages) == self.target
 
     # -- the search ----------------------------------------------------------------------------
 
@@ -148,12 +151,23 @@ class _Slimmer:
                 self.cuts = trial
 
 
+Grouped = dict[tuple[int, str], list[tuple[str, str]]]
+
+
 def _filtered(
-    attrs: Mapping[str, Any], prefix: str, dropped: set[str], cuts: Mapping[str, Callable[[Any], Any]]
+    attrs: Mapping[str, Any],
+    prefix: str,
+    dropped: set[str],
+    cuts: Mapping[str, Callable[[Any], Any]],
+    grouped: Grouped,
 ) -> dict[str, Any]:
+    # the keys in order with their groups, made once per attribute set (the slimmer keeps the spans
+    # alive, so their ids are stable)
+    pairs = grouped.get((id(attrs), prefix))
+    if pairs is None:
+        pairs = grouped[(id(attrs), prefix)] = [(key, prefix + _group(key)) for key in sorted(attrs)]
     out: dict[str, Any] = {}
-    for key in sorted(attrs):
-        group = prefix + _group(key)
+    for key, group in pairs:
         if group in dropped:
             continue
         value = attrs[key]
@@ -242,7 +256,6 @@ def slim_trace(
 ) -> SlimResult:
     """The slim golden form of ``trace`` (see the module docstring). ``keep`` names attribute keys to
     keep whatever they do (``gen_ai.request.temperature``; indexed keys by their ``.N`` form)."""
-    from .._loaders import parse_spans
     from .._loaders.redact import redact_spans
     from .._trace import Trace as TraceClass
 
@@ -251,8 +264,22 @@ def slim_trace(
     if not base.spans:
         raise TraceWriteError("nothing to slim: the trace has no spans")
     spans, numbering = renumber(base, keep_times=keep_times)
-    target = fingerprint(TraceClass(spans), keep_messages=keep_messages)
+    target = fingerprint_text(TraceClass(spans), keep_messages=keep_messages)
     slimmer = _Slimmer(spans, target, keep_messages)
+    return _slim(slimmer, spans, keep, keep_messages, numbering, target)
+
+
+def _slim(
+    slimmer: _Slimmer,
+    spans: list[Span],
+    keep: tuple[str, ...],
+    keep_messages: bool,
+    numbering: Renumbering,
+    target: str,
+) -> SlimResult:
+    from .._loaders import parse_spans
+    from .._trace import Trace as TraceClass
+
     groups = _groups(spans)
     protected = {g for g in groups if _kept_by_user(g, keep) or (keep_messages and _is_content(g))}
     slimmer.drop([g for g in groups if g not in protected])
@@ -266,7 +293,7 @@ def slim_trace(
     ]
     data = review_json(to_otlp_json(result_spans))
     reread = TraceClass(parse_spans(data, name="<slim>").spans)
-    if fingerprint(reread, keep_messages=keep_messages) != target:  # pragma: no cover - a bug if reached
+    if fingerprint_text(reread, keep_messages=keep_messages) != target:  # pragma: no cover - a bug if reached
         raise TraceWriteError("the slim trace would not behave like the original; nothing written")
     return SlimResult(
         spans=result_spans,
