@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 import traceassert as ta
 from traceassert import TraceLoadError
+from traceassert._golden.generate import generate_test
 from traceassert._loaders import FORMATS, load_spans, parse_spans, split
 from traceassert._loaders.jsontext import json_text
 
@@ -129,6 +130,8 @@ def _downstream(trace: ta.Trace) -> None:
     for check in checks:
         with contextlib.suppress(ta.TraceAssertionError):
             check()
+    assert ta.behaviour_diff(trace, trace).same  # the golden readers too (slim: test_hostile_traces)
+    generate_test(trace)
     calls = trace.model_calls
     for value in [c.total_tokens for c in calls] + [a.total_tokens for a in trace.all_agents()]:
         assert value is None or value.__class__ is int  # never NaN or infinity in a total
