@@ -100,24 +100,7 @@ class _Slimmer:
             )
             resource = _filtered(span.resource, "resource:", dropped, cuts, self.grouped)
             links = () if "links" in dropped else span.links
-            out.append(
-                Span(
-                    span.trace_id,
-                    span.span_id,
-                    span.parent_id,
-                    span.name,
-                    span.kind,
-                    span.start_ns,
-                    span.end_ns,
-                    span.status,
-                    attrs,
-                    events,
-                    resource,
-                    span.scope_name,
-                    span.scope_version,
-                    links,
-                )
-            )
+            out.append(replace(span, attributes=attrs, events=events, resource=resource, links=links))
         return out
 
     def same(self, dropped: set[str], cuts: Mapping[str, Callable[[Any], Any]]) -> bool:
