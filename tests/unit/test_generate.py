@@ -102,7 +102,9 @@ def test_the_generated_module_reads_well() -> None:
         ("get_weather", {"city": "Paris"}),
         ("ask_helper", {"question": "What should I wear?"}),
     )
-    orchestrator.has_tool_execution_failed("explode")
+    orchestrator.has_tool_execution_failed(
+        "explode", error_containing="explode failed: the detonator is broken"
+    )
     orchestrator.has_no_handoffs()
     orchestrator.has_own_model_call_count(4)
     orchestrator.has_no_more_tool_executions()

@@ -321,6 +321,20 @@ def test_has_tool_execution_failed() -> None:
     on("retry").has_tool_execution_failed("get_weather")  # a retry request and invalid arguments
 
 
+def test_has_tool_execution_failed_with_an_error_containing() -> None:
+    a = on("weather").top_level_only()
+    a.has_tool_execution_failed("explode", error_containing="detonator is broken")
+    a.has_tool_execution_failed("explode", error_containing="ToolRetryError")  # the type counts too
+    with fails(
+        "has_tool_execution_failed('explode', error_containing='fuse') on agent 'orchestrator': expected a "
+        "failed execution of 'explode', found 1 failed execution(s), none with that text in its error: "
+        "'pydantic_ai.exceptions.ToolRetryError: explode failed: the detonator is broken'"
+    ):
+        a.has_tool_execution_failed("explode", error_containing="fuse")
+    with pytest.raises(TypeError, match="non-empty str"):
+        a.has_tool_execution_failed("explode", error_containing="")
+
+
 def test_has_no_failed_tool_executions() -> None:
     on("parallel").has_no_failed_tool_executions()
     with fails(

@@ -20,6 +20,7 @@ __all__ = [
     "call_text",
     "check_name",
     "counts",
+    "error_text",
     "expectations",
     "fits",
     "label",
@@ -91,6 +92,14 @@ def label(name: str, expected: ArgumentsCheck | None) -> str:
     if expected is None:
         return repr(name)
     return f"({name!r}, {describe_value(expected)})"
+
+
+def error_text(tool: ToolExecution) -> str:
+    """``type: message`` of a failed execution's error (what the producer recorded of it)."""
+    err = tool.error
+    if err is None:
+        return ""
+    return ": ".join(part for part in (err.type, err.message) if part)
 
 
 def call_text(check: str, *args: Any) -> str:

@@ -23,6 +23,7 @@ from .invocations_args import (
     call_text,
     check_name,
     counts,
+    error_text,
     expectations,
     fits,
     label,
@@ -280,23 +281,33 @@ class ToolInvocationChecks(InvocationBase):
         )
         return self
 
-    def has_tool_execution_failed(self, tool_name: str, *, message: str | None = None) -> Self:
+    def has_tool_execution_failed(
+        self, tool_name: str, *, error_containing: str | None = None, message: str | None = None
+    ) -> Self:
         """The tool was executed at least once and that execution failed (it raised, or its arguments
-        were invalid). Marks every failed execution of the tool."""
+        were invalid); with ``error_containing``, a failed execution whose error type or message contains
+        that text (case-sensitive). Marks every such execution of the tool."""
         __tracebackhide__ = True
         name = check_name(tool_name)
-        check = call_text("has_tool_execution_failed", name)
+        if error_containing is not None and (not isinstance(error_containing, str) or not error_containing):
+            raise TypeError(f"error_containing must be a non-empty str, got {error_containing!r}")
+        given = () if error_containing is None else (f"error_containing={error_containing!r}",)
+        check = f"has_tool_execution_failed({', '.join((repr(name), *given))})"
         targets = self._inv_begin(check, message, scoped=True)
         if targets is None:
             return self
         tools = self._inv_tools(targets)
         mine = [t for t in tools if t.name == name]
         failed = [t for t in mine if t.failed is True]
-        if failed:
-            self._inv_mark(failed)
+        hits = [t for t in failed if error_containing is None or error_containing in error_text(t)]
+        if hits:
+            self._inv_mark(hits)
             return self
         unknown = sum(1 for t in mine if t.failed is None)
-        if not mine:
+        if failed:
+            errors = "; ".join(repr(error_text(t)) for t in failed[:5])
+            found = f"{len(failed)} failed execution(s), none with that text in its error: {errors}"
+        elif not mine:
             found = "it was not executed"
         else:
             found = f"{len(mine) - unknown} successful execution(s)"

@@ -24,8 +24,8 @@ if TYPE_CHECKING:
 __all__ = ["GeneratedTest", "generate_test"]
 
 _IDENT = re.compile(r"[^0-9a-zA-Z_]+")
-#: a longer check is written one argument per line (it stays within 88 characters once indented)
-_WIDTH = 80
+#: the longest line of a check (88 characters, ruff's default, once indented in the test function)
+_WIDTH = 84
 #: arguments nested deeper are checked by the tool's name only (Python's parser caps nesting)
 _MAX_DEPTH = 20
 
@@ -84,15 +84,17 @@ def _agent_lines(
             else _literal(t.name)
             for t in ok
         ]
-        line = f"{var}.has_tools_executed_in_order({', '.join(items)})"
-        if len(line) <= _WIDTH:
-            yield line
-        else:
-            yield f"{var}.has_tools_executed_in_order("
-            yield from (f"    {item}," for item in items)
-            yield ")"
+        yield from _call(f"{var}.has_tools_executed_in_order", items, one_per_line=True)
     for tool_name in sorted({t.name for t in tools if t.failed is True}):
-        yield f"{var}.has_tool_execution_failed({_literal(tool_name)})"
+        errors = [t.error.message for t in tools if t.name == tool_name and t.failed and t.error]
+        text = next((e for e in errors if e), None)
+        if text:  # the first line of the error, cut: enough to tell this failure from another
+            shown = _literal(text.strip().splitlines()[0][:60])
+            yield from _call(
+                f"{var}.has_tool_execution_failed", [_literal(tool_name), f"error_containing={shown}"]
+            )
+        else:
+            yield f"{var}.has_tool_execution_failed({_literal(tool_name)})"
     for target in sorted({h.to_agent for r in runs for h in r.handoffs if h.to_agent}):
         yield f"{var}.has_handed_off_to({_literal(target)})"
     if not any(r.handoffs for r in runs):
@@ -101,6 +103,23 @@ def _agent_lines(
     yield f"{var}.has_own_model_call_count({own})"
     if all(t.failed is not None for t in tools):
         yield f"{var}.has_no_more_tool_executions()"
+
+
+def _call(func: str, args: list[str], *, one_per_line: bool = False) -> Iterator[str]:
+    """``func(args)`` laid out as ``ruff format`` does in a function body: one line when it fits, else
+    the arguments on their own line, else one argument per line (with the trailing comma that keeps
+    them so; ``one_per_line`` goes there at once when the call does not fit)."""
+    line = f"{func}({', '.join(args)})"
+    if len(line) <= _WIDTH:
+        yield line
+        return
+    inner = ", ".join(args)
+    yield f"{func}("
+    if not one_per_line and len(inner) + 4 <= _WIDTH:
+        yield f"    {inner}"
+    else:
+        yield from (f"    {arg}," for arg in args)
+    yield ")"
 
 
 def _depth(value: Any) -> int:
