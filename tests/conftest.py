@@ -45,12 +45,12 @@ def pytester(
     # pytest-randomly (a dev dependency) is loaded by the inner pytest runs too and would shuffle their
     # tests, whose output (report lines, score summaries, failure sections) is read in file order
     monkeypatch.setenv("PYTEST_ADDOPTS", "-p no:randomly")
-    before = set(sys.modules)
+    before = set(sys.modules.copy())  # copy(): a thread left by a framework may import meanwhile
     yield pytester
     temp = tmp_path_factory.getbasetemp().resolve()
     _keep_library_modules.update(
         (name, module)
-        for name, module in list(sys.modules.items())
+        for name, module in sys.modules.copy().items()
         if name not in before and not _imported_from(module, temp)
     )
 
