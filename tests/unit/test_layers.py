@@ -49,26 +49,7 @@ def _genai_tree(b: SpanBuilder, start: int) -> None:
         start_ns=start + 1,
         duration_ns=99_000,
     )
-    b.span(
-        "chat gpt-4o",
-        {
-            "gen_ai.operation.name": "chat",
-            "gen_ai.request.model": "gpt-4o",
-            "gen_ai.usage.input_tokens": 10,
-            "gen_ai.usage.output_tokens": 5,
-        },
-        parent=agent,
-        start_ns=start + 11,
-        duration_ns=900,
-    )
-    b.tool(
-        "search",
-        agent,
-        args=json.dumps({"q": "weather"}),
-        result="sunny",
-        start_ns=start + 2_001,
-        duration_ns=900,
-    )
+    _genai_steps(b, agent, start)
 
 
 def test_two_trees_with_separate_trace_ids_are_one_set_of_records() -> None:
@@ -113,6 +94,11 @@ def _genai_work_without_agent(b: SpanBuilder, start: int, *, root_name: str = "r
     """The GenAI layer's tool and model-call spans under a span no dialect reads as an agent (an agent
     span the layer's dialect does not recognise, or none at all)."""
     root = b.span(root_name, {"app.step": "run"}, start_ns=start + 1, duration_ns=99_000)
+    _genai_steps(b, root, start)
+
+
+def _genai_steps(b: SpanBuilder, parent: ta.Span, start: int) -> None:
+    """The GenAI layer's model call and tool execution under ``parent``."""
     b.span(
         "chat gpt-4o",
         {
@@ -121,13 +107,13 @@ def _genai_work_without_agent(b: SpanBuilder, start: int, *, root_name: str = "r
             "gen_ai.usage.input_tokens": 10,
             "gen_ai.usage.output_tokens": 5,
         },
-        parent=root,
+        parent=parent,
         start_ns=start + 11,
         duration_ns=900,
     )
     b.tool(
         "search",
-        root,
+        parent,
         args=json.dumps({"q": "weather"}),
         result="sunny",
         start_ns=start + 2_001,
