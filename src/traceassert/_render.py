@@ -21,6 +21,7 @@ __all__ = [
     "render_lines",
     "render_trace",
     "short",
+    "shown",
     "summarize",
 ]
 
@@ -55,6 +56,14 @@ def _args(args: dict[str, Any], limit: int) -> str:
     if len(inner) > limit * 2:
         inner = inner[: limit * 2 - 1] + "…"
     return inner
+
+
+def shown(value: Any, key: str | None = None) -> Any:
+    """``value`` (found under attribute ``key``, when given) as failure messages list it: secrets
+    redacted, the whole value when the key itself looks secret, unless redaction is turned off."""
+    if not redacting():
+        return value
+    return redact_value(value) if key is None else redact_value({key: value})[key]
 
 
 def _shown(value: Any, redact: bool | None) -> Any:

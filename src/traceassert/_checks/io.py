@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._dialects._base import loads_json, shallow_json
 from .._model.span import Span
-from .._render import short
+from .._render import short, shown
 from .matching import as_text, contains_text, values_equal
 from .nesting import NOTE, span_owners
 from .selection import SelectionBase
@@ -156,8 +156,8 @@ class IOChecks(SelectionBase):
             return [v for v in among if self._matches(w, v, contains)]
 
         args = ", ".join(short(w, 60) for w in wanted)
-        shown = "\n".join(f"  - {short(v[0], 200)}" for v in values[:20]) or "  (none recorded)"
-        details = f"{which}s in the selection ({len(values)}):\n{shown}"
+        listing = "\n".join(f"  - {short(shown(v[0]), 200)}" for v in values[:20]) or "  (none recorded)"
+        details = f"{which}s in the selection ({len(values)}):\n{listing}"
         if negative:
             found = [(w, hits_of(w, values)) for w in wanted]
             hits = [w for w, matched in found if matched]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .._render import short
+from .._render import short, shown
 from .io import IOChecks
 from .matching import contains_text
 
@@ -52,7 +52,7 @@ class ScopeChecks(IOChecks):
 
         found = [i for i in positions if matches(spans[i].attributes[key])]
         args = ", ".join([repr(scope_name), *(short(w, 60) for w in wanted)])
-        values = sorted({short(spans[i].attributes[key], 60) for i in positions[:500]})
+        values = sorted({short(shown(spans[i].attributes[key], key), 60) for i in positions[:500]})
         details = (
             f"values of scope {scope_name!r} in the selection: {', '.join(values) if values else 'none'}"
         )

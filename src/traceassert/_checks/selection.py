@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from .._capture import Capture
 from .._errors import TraceAssertionError, TraceCaptureError
+from .._loaders.redact import redact_text, redacting
 from .._model.gcpause import gc_paused
 from .._model.records import AgentInvocation, ModelCall, ToolExecution
 from .._model.span import Span
@@ -300,6 +301,10 @@ class SelectionBase:
         parts: list[str] = []
         if message:
             parts.append(message)
+        if redacting():
+            # what the checks list of the trace (values, inputs, attributes) is shown like the tree:
+            # secrets redacted; the user's own ``message`` is theirs
+            problem, details = redact_text(problem), redact_text(details)
         parts.append(f"{check}: {problem}")
         parts.append(f"checked: {self._describe_selection()}")
         if details:

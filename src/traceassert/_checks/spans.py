@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from .._model.span import Span
-from .._render import short
+from .._render import short, shown
 from .matching import values_equal
 from .selection import SelectionBase
 
@@ -200,12 +200,13 @@ class SpanChecks(SelectionBase):
         found = self._matching_positions({attribute_name: expected}, None, None)
         if found:
             spans = self.trace.spans
-            shown = ", ".join(
-                f"{spans[i].name!r}={short(spans[i].attributes[attribute_name], 40)}" for i in found[:5]
+            listed = ", ".join(
+                f"{spans[i].name!r}={short(shown(spans[i].attributes[attribute_name], attribute_name), 40)}"
+                for i in found[:5]
             )
             self._fail(
                 _call("does_not_have_attribute", attribute_name, expected),
-                f"expected no span with attribute {attribute_name!r}, found {len(found)}: {shown}",
+                f"expected no span with attribute {attribute_name!r}, found {len(found)}: {listed}",
                 message=message,
             )
         return self
@@ -243,7 +244,7 @@ class SpanChecks(SelectionBase):
             positions = trace.attribute_index().get(key, [])
             if selected is not None:
                 positions = [i for i in positions if i in selected]
-            values = sorted({short(trace.spans[i].attributes[key], 40) for i in positions[:200]})
+            values = sorted({short(shown(trace.spans[i].attributes[key], key), 40) for i in positions[:200]})
             if values:
                 lines.append(f"values of {key!r} in the selection: {', '.join(values[:10])}")
             else:

@@ -16,7 +16,7 @@ from typing import Any
 
 from .._checks.selection import SOFT_COLLECTOR
 from .._errors import TraceAssertionError
-from .._render import short
+from .._render import short, shown
 from .distances import EDIT_METRICS, VECTOR_METRICS, edit_distance, vector_distance
 from .results import record_score
 
@@ -55,7 +55,7 @@ class Matcher:
             head = f"{message}\n" if message else ""
             report_failure(
                 f"{head}expect({self.key}).{check}: expected {self.key} {expected}, "
-                f"found {short(self.value, 200)}"
+                f"found {short(shown(self.value), 200)}"
             )
         return self
 
