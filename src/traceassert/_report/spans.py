@@ -87,7 +87,7 @@ def span_rows(trace: Trace, values: Values) -> tuple[list[list[Any]], dict[int, 
         duration = None if span.end_ns is None else max(0, span.end_ns - span.start_ns) / 1e6
         status = span.status.code
         if red.status.description:
-            status += ": " + values.text(red.status.description, redacted=True)[0]
+            status += ": " + values.line(red.status.description, redacted=True)
         rows.append(
             [
                 span.span_id,

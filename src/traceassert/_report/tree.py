@@ -37,11 +37,11 @@ class _Builder:
         return out
 
     def args(self, arguments: dict[str, Any]) -> str:
-        inner = ", ".join(f"{k}={self.values.shown(v, redacted=True)[0]}" for k, v in arguments.items())
+        inner = ", ".join(f"{k}={self.values.cut(v, redacted=True)}" for k, v in arguments.items())
         limit = self.values.limit * 2
         return inner if len(inner) <= limit else inner[: limit - 1] + "…"
 
-    def detail(self, label: str, value: Any) -> list[str]:
+    def detail(self, label: str, value: Any) -> list[Any]:
         return [label, *self.values.shown(value, redacted=True)]
 
     def tool(self, tool: ToolExecution, nested: list[dict[str, Any]]) -> dict[str, Any]:
@@ -50,12 +50,11 @@ class _Builder:
         text = f"{tool.name}({self.args(arguments)})"
         details = [self.detail(f"argument {k}", a) for k, a in arguments.items()]
         if tool.failed and tool.error is not None:
-            error = v.text(str(tool.error))
-            text += f" → {error[0]}"
-            details.append(["error", *error])
+            text += f" → {v.line(str(tool.error))}"
+            details.append(["error", *v.text(str(tool.error))])
         elif tool.result is not None:
             result = v.redacted(tool.result)
-            text += f" → {v.shown(result, redacted=True)[0]}"
+            text += f" → {v.cut(result, redacted=True)}"
             details.append(self.detail("result", result))
         if tool.call_id:
             details.append(["call id", tool.call_id])
@@ -100,9 +99,9 @@ class _Builder:
         return _node("handoff", text, None, self.spans(handoff.span), details, [])
 
     def retrieval(self, item: Retrieval) -> dict[str, Any]:
-        query = self.values.shown(item.query)
-        text = f"retrieval {query[0]} → {len(item.documents)} document(s)"
-        details = [["query", *query]]
+        query = self.values.redacted(item.query)
+        text = f"retrieval {self.values.cut(query, redacted=True)} → {len(item.documents)} document(s)"
+        details = [self.detail("query", query)]
         details += [self.detail(f"document {i}", d) for i, d in enumerate(item.documents, 1)]
         return _node("retrieval", text, None, self.spans(item.span), details, [])
 
@@ -158,7 +157,7 @@ class _Builder:
 
 
 def _node(
-    kind: str, text: str, state: str | None, spans: list[int], details: list[list[str]], children: list[Any]
+    kind: str, text: str, state: str | None, spans: list[int], details: list[list[Any]], children: list[Any]
 ) -> dict[str, Any]:
     return {"k": kind, "t": text, "s": state, "sp": spans, "d": details, "c": children}
 

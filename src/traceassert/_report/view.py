@@ -32,6 +32,7 @@ def trace_view(trace: Trace, *, redact: bool | Iterable[str] = True, limit: int 
         "axis_ms": axis_ms,
         "tree": tree_nodes(trace, values, index),
         "agents": agent_totals(trace),
+        "strings": values.strings,
         "counts": {
             "spans": len(rows),
             "agent_invocations": len(trace.all_agents()),

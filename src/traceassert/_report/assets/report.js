@@ -127,19 +127,26 @@
   }
 
   /* -- details panel ---------------------------------------------------------------------------- */
-  function valueCell(cut, full) {
-    var td = el("td", null, [el("span", { cls: "cut", text: cut })]);
-    if (full !== undefined) {
-      var b = el("button", { cls: "full", type: "button", text: "show full" });
-      b.addEventListener("click", function () { td.textContent = ""; td.appendChild(el("pre", { cls: "fullvalue", text: full })); });
+  function pretty(text) {
+    var head = text.replace(/^\s+/, "").charAt(0);
+    if (head !== "{" && head !== "[") return text;
+    try { return JSON.stringify(JSON.parse(text), null, 2); } catch (e) { return text; }
+  }
+  function valueCell(strings, cut, at) {
+    var td = el("td", null, [el("span", { cls: "cut", text: typeof cut === "number" ? strings[cut] : cut })]);
+    if (typeof at === "number") {
+      var b = el("button", { cls: "full", type: "button", text: "show full", "aria-label": "show the full value" });
+      b.addEventListener("click", function () {
+        td.textContent = ""; td.appendChild(el("pre", { cls: "fullvalue", text: pretty(strings[at]) }));
+      });
       td.appendChild(b);
     }
     return td;
   }
-  function kvTable(rows, cls) {
+  function kvTable(rows, cls, strings) {
     if (!rows.length) return el("p", { cls: "empty", text: "none" });
     var t = el("table", { cls: cls });
-    rows.forEach(function (r) { t.appendChild(el("tr", null, [el("th", { text: r[0] }), valueCell(r[1], r[2])])); });
+    rows.forEach(function (r) { t.appendChild(el("tr", null, [el("th", { text: r[0] }), valueCell(strings || [], r[1], r[2])])); });
     return t;
   }
   function showSpan(ctx, row) {
@@ -149,12 +156,12 @@
     d.appendChild(kvTable([["span id", s[F.id]], ["status", s[F.status]], ["start", ms(s[F.start_ms])],
       ["duration", ms(s[F.duration_ms])]], "span-head"));
     d.appendChild(el("h3", { text: "Attributes" }));
-    d.appendChild(kvTable(s[F.attributes], "attributes"));
+    d.appendChild(kvTable(s[F.attributes], "attributes", ctx.v.strings));
     d.appendChild(el("h3", { text: "Events" }));
     if (!s[F.events].length) d.appendChild(el("p", { cls: "empty", text: "none" }));
     s[F.events].forEach(function (ev) {
       d.appendChild(el("p", null, [el("b", { text: ev[0] }), " at " + ms(ev[1])]));
-      d.appendChild(kvTable(ev[2], "event"));
+      d.appendChild(kvTable(ev[2], "event", ctx.v.strings));
     });
     ctx.selectRow(row);
   }
@@ -162,7 +169,7 @@
     var d = ctx.details;
     d.textContent = "";
     d.appendChild(el("h4", { text: (node.s === "failed" ? "\u2717 failed " : "") + node.k + ": " + node.t }));
-    d.appendChild(kvTable(node.d, "node-details"));
+    d.appendChild(kvTable(node.d, "node-details", ctx.v.strings));
     if (node.sp.length) {
       var p = el("p", null, ["spans: "]);
       node.sp.forEach(function (row) {
@@ -212,7 +219,9 @@
       return Array.prototype.filter.call(tree.querySelectorAll("li[role=treeitem]"), function (li) { return li.offsetParent !== null; });
     }
     ctx.v.tree.forEach(function (n) { tree.appendChild(item(n, 1)); });
-    Array.prototype.forEach.call(tree.children, function (li) { if (li._node.k === "agent") expand(li, true); });
+    // the first agents open (their children built now); the rest are built when opened
+    Array.prototype.filter.call(tree.children, function (li) { return li._node.k === "agent"; })
+      .slice(0, 10).forEach(function (li) { expand(li, true); });
     var first = tree.querySelector("li[role=treeitem]");
     if (first) { first.setAttribute("tabindex", "0"); current = first; }
     tree.addEventListener("click", function (e) {
