@@ -59,9 +59,10 @@ def test_the_report_loads_with_the_failed_test_first_and_is_drawn(
             browser_variance(browser, box.screenshot(path=str(tmp_path / "report-waterfall.png")))
         )
         if os.environ.get("TRACEASSERT_UPDATE_SCREENSHOTS") == "1":
-            page.set_viewport_size({"width": 1200, "height": 900})
+            page.set_viewport_size({"width": 1200, "height": 1400})
             page.evaluate("window.scrollTo(0, 0)")
             page.screenshot(path=str(DOCS_IMG))
+            assert DOCS_IMG.stat().st_size < 300_000, "keep the docs' screenshot small"
         out["errors"] = opened.errors
         page.close()
         return out
