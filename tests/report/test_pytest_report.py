@@ -185,3 +185,64 @@ def test_the_waterfall_has_one_bar_per_span_and_a_bar_shows_its_redacted_attribu
     assert SECRET not in seen["html"] and SECRET not in seen["details"]
     assert seen["full_grew"]
     assert seen["next"] == "model span: chat scripted-orchestrator"
+
+
+REPEATED = """
+import pytest
+import traceassert as ta
+import weather_app
+
+RUNS = []
+
+
+@pytest.mark.traceassert_repeat(3, min_pass_rate=0.9)
+def test_sometimes_books_a_flight(trace_asserter):
+    RUNS.append(1)
+    weather_app.ask()
+    ta.record_score("helpfulness", 0.25 * len(RUNS), passed=len(RUNS) != 2)
+    if len(RUNS) == 2:
+        trace_asserter.called_tool("book_flight")
+"""
+
+
+def test_the_repeat_verdict_and_the_scores_are_in_the_report(
+    pytester: pytest.Pytester, chromium: Chromium
+) -> None:
+    pytester.makepyfile(weather_app=APP, test_repeated=REPEATED)
+    pytester.makeconftest(CONFTEST)
+    result = pytester.runpytest_subprocess(
+        "-p", "no:cacheprovider", "--traceassert-html=report.html", "-n", "2"
+    )
+    result.assert_outcomes(failed=1)
+    path = pytester.path / "report.html"
+
+    def check(browser: Any) -> dict[str, Any]:
+        opened = open_report(browser, path)
+        page = opened.page
+        out = {
+            "repeat": page.inner_text("section.sec >> nth=0 >> p.repeat"),
+            "message": page.inner_text("section.sec >> nth=0 >> pre.message"),
+            "scores": page.locator("section.sec >> nth=0 >> table.scores tr").all_inner_texts(),
+            "summary": page.inner_text("#summary"),
+            "errors": opened.errors,
+        }
+        page.close()
+        return out
+
+    seen = chromium.run(check)
+    assert seen["errors"] == []
+    assert seen["repeat"] == (
+        "repeated: 2 of 3 run(s) passed (pass rate 66.7%, min_pass_rate 90.0%); runs: passed, failed, passed"
+    )
+    # the verdict, then the short message of the failed run (a TraceAssertionError: its short form)
+    assert seen["message"].startswith("2 of 3 run(s) passed")
+    assert (
+        "--- last failure (run 2) ---\ncalled_tool('book_flight'): expected at least 1 call(s)"
+        in seen["message"]
+    )
+    assert [row.split("\t")[:4] for row in seen["scores"][1:]] == [
+        ["helpfulness", "0.25", "\u2713 yes", "1"],
+        ["helpfulness", "0.5", "\u2717 no", "2"],
+        ["helpfulness", "0.75", "\u2713 yes", "3"],
+    ]
+    assert "repeated 1" in seen["summary"]
