@@ -64,7 +64,7 @@ class _Builder:
         arguments = self.values.redacted(req.arguments)
         text = f"{req.name}({self.args(arguments)}) requested, not executed"
         details = [self.detail(f"argument {k}", a) for k, a in arguments.items()]
-        return _node("request", text, "unknown", [], details, [])
+        return _node("request", text, None, [], details, [])
 
     def model(self, call: ModelCall) -> dict[str, Any]:
         parts = [call.operation or "model call"]

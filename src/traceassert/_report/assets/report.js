@@ -4,7 +4,7 @@
 (function () {
   "use strict";
   var DATA = JSON.parse(document.getElementById("traceassert-data").textContent);
-  var ROW = 22, OVERSCAN = 8, MAX_ROWS_SHOWN = 20;
+  var ROW = 22, OVERSCAN = 8, MAX_ROWS_SHOWN = 20, SMALL_TREE = 300;
   var F = {};
   var MARK = { failed: "\u2717 failed", error: "\u2717 error", passed: "\u2713 passed", ok: "\u2713 ok",
     unknown: "? unknown", tool_failed: "\u2717 a tool failed", skipped: "\u2013 skipped", xfailed: "\u2013 xfailed", xpassed: "! xpassed" };
@@ -219,9 +219,21 @@
       return Array.prototype.filter.call(tree.querySelectorAll("li[role=treeitem]"), function (li) { return li.offsetParent !== null; });
     }
     ctx.v.tree.forEach(function (n) { tree.appendChild(item(n, 1)); });
-    // the first agents open (their children built now); the rest are built when opened
-    Array.prototype.filter.call(tree.children, function (li) { return li._node.k === "agent"; })
-      .slice(0, 10).forEach(function (li) { expand(li, true); });
+    // a small tree opens whole; in a big one the first ten agents open, the rest is built when opened
+    var count = 0, stack = ctx.v.tree.slice();
+    while (stack.length && count <= SMALL_TREE) { var n = stack.pop(); count++; stack.push.apply(stack, n.c); }
+    if (count <= SMALL_TREE) {
+      var open = Array.prototype.slice.call(tree.children);
+      while (open.length) {
+        var li = open.shift();
+        expand(li, true);
+        var group = li.querySelector(":scope > ul");
+        if (group) open.push.apply(open, group.children);
+      }
+    } else {
+      Array.prototype.filter.call(tree.children, function (li) { return li._node.k === "agent"; })
+        .slice(0, 10).forEach(function (li) { expand(li, true); });
+    }
     var first = tree.querySelector("li[role=treeitem]");
     if (first) { first.setAttribute("tabindex", "0"); current = first; }
     tree.addEventListener("click", function (e) {
@@ -275,8 +287,12 @@
       var track = el("span", { cls: "wf-track" });
       track.appendChild(el("span", { cls: "wf-bar " + s[F.kind] + (failed ? " failed" : "") + (dur === null ? " open" : ""),
         style: "left:" + left.toFixed(3) + "%;width:" + Math.max(width, 0).toFixed(3) + "%" }));
-      track.appendChild(el("span", { cls: "wf-dur", style: left > 70 ? "right:" + (100 - left).toFixed(3) + "%;margin-right:4px" :
-        "left:calc(" + Math.min(left + width, 100).toFixed(3) + "% + 4px)", text: ms(dur) }));
+      // the duration after the bar; before it when the bar ends near the right edge; inside a wide bar
+      var end = Math.min(left + width, 100), where;
+      if (end < 85) where = "left:calc(" + end.toFixed(3) + "% + 4px)";
+      else if (left > 15) where = "right:calc(" + (100 - left).toFixed(3) + "% + 4px)";
+      else where = "right:calc(" + (100 - end).toFixed(3) + "% + 4px);color:#fff;font-weight:700";
+      track.appendChild(el("span", { cls: "wf-dur", style: where, text: ms(dur) }));
       r.appendChild(track);
       return r;
     }
