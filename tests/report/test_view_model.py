@@ -185,3 +185,25 @@ def test_the_report_is_the_same_with_pytest_xdist(pytester: pytest.Pytester) -> 
     assert spread["sections"][0]["view"]["counts"] == alone["sections"][0]["view"]["counts"]
     assert spread["sections"][0]["message"] and spread["sections"][0]["message"].startswith("called_tool(")
     assert _comparable(spread) == _comparable(alone)
+
+
+def test_the_failure_message_is_the_short_form_or_the_crash_line() -> None:
+    from traceassert._errors import TraceAssertionError
+    from traceassert._report.results import failure_message
+
+    class Info:
+        def __init__(self, value: BaseException) -> None:
+            self.value = value
+
+    short = TraceAssertionError("called_tool('x'): expected 1 call, found 0", full="the whole story")
+    assert failure_message(Info(short), "ignored") == "called_tool('x'): expected 1 call, found 0"
+    crash = "ValueError: bad value\n  more lines"
+    assert failure_message(Info(ValueError("bad value")), crash) == "ValueError: bad value"
+    assert failure_message(None, "") == ""
+
+
+def test_values_that_are_not_json_are_written_as_text() -> None:
+    data = {"nan": float("nan"), "inf": float("inf"), "object": object, "ok": [1, "a"]}
+    back = json.loads(script_json(data))
+    assert back["nan"] == "nan" and back["inf"] == "inf" and back["ok"] == [1, "a"]
+    assert back["object"] == str(object)

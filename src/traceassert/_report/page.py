@@ -8,6 +8,8 @@ import os
 from importlib import resources
 from typing import Any
 
+from .._evaluation.results import jsonable
+
 __all__ = ["page_html", "script_json", "write_page"]
 
 _ESCAPES = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
@@ -15,8 +17,9 @@ _ESCAPES = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028",
 
 def script_json(data: Any) -> str:
     """``data`` as JSON that is safe inside a ``<script>`` element: no ``<``, ``>`` or ``&`` is written
-    as itself, so a value holding ``</script>`` or ``<!--`` cannot end the element."""
-    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    as itself, so a value holding ``</script>`` or ``<!--`` cannot end the element. Anything that is not
+    JSON (a NaN, an object) is written as its text."""
+    text = json.dumps(jsonable(data), ensure_ascii=False, separators=(",", ":"), allow_nan=False)
     for char, escape in _ESCAPES.items():
         text = text.replace(char, escape)
     return text
