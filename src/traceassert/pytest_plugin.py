@@ -332,16 +332,16 @@ class _ResultsPlugin:
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         if self.is_worker:
             return
-        if self.html_path:
-            from ._report import session_page, write_page
-
-            page = session_page(self.results.tests(), self.results.html, redact=self.redact)
-            write_page(self.html_path, page)
         if self.report_path:
             from ._evaluation.report import write_report
 
             os.makedirs(os.path.dirname(self.report_path) or ".", exist_ok=True)
             write_report(self.report_path, self.results.tests(), redact=self.redact)
+        if self.html_path:
+            from ._report import session_page, write_page
+
+            page = session_page(self.results.tests(), self.results.html, redact=self.redact)
+            write_page(self.html_path, page)
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         tests = self.results.tests()
