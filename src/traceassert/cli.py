@@ -91,20 +91,9 @@ def _cmd_show(args: argparse.Namespace) -> int:
 
 def _show_html(files: list[str], args: argparse.Namespace) -> int:
     """``show --html OUT``: one section per file, or per trace id when a file holds several traces."""
-    from ._loaders.read import expand_paths
-    from ._report import file_page, write_page
-    from ._trace import Trace
+    from ._report import file_page, file_traces, write_page
 
-    traces: list[tuple[str, Trace]] = []
-    for path in [str(p) for f in files for p in expand_paths(f)]:
-        trace = _load([path], args.format)
-        ids = trace.trace_ids
-        if len(ids) < 2:
-            traces.append((path, trace))
-            continue
-        for tid in ids:
-            spans = [s for s in trace.spans if s.trace_id == tid]
-            traces.append((f"{path} (trace {tid})", Trace(spans, source=path)))
+    traces = file_traces(files, lambda path: _load([path], args.format))
     page = file_page(traces, redact=not args.no_redact, limit=args.width)
     write_page(args.html, page)
     print(f"wrote {args.html}: {len(traces)} trace(s), {page['summary']['spans']} spans", file=sys.stderr)

@@ -9,11 +9,12 @@ and the page that draws it: inline CSS and vanilla script from ``assets/``, no n
 from __future__ import annotations
 
 from .page import page_html, script_json, write_page
-from .sections import file_page, order_failed_first, session_page, session_summary
+from .sections import file_page, file_traces, order_failed_first, session_page, session_summary
 from .view import trace_view
 
 __all__ = [
     "file_page",
+    "file_traces",
     "order_failed_first",
     "page_html",
     "script_json",

@@ -8,7 +8,7 @@ The page data is ``{"title", "kind", "summary", "sections"}``; a section is ``{"
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .._evaluation.results import add_tokens, jsonable
@@ -17,7 +17,7 @@ from .view import trace_view
 if TYPE_CHECKING:
     from .._trace import Trace
 
-__all__ = ["FAILED", "file_page", "order_failed_first", "session_page"]
+__all__ = ["FAILED", "file_page", "file_traces", "order_failed_first", "session_page"]
 
 #: outcomes shown as failures (first in the report)
 FAILED = ("failed", "error")
@@ -93,6 +93,26 @@ def session_summary(tests: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         "tokens": tokens,
         "slowest": None if slowest is None else {"nodeid": slowest[1], "seconds": round(slowest[0], 3)},
     }
+
+
+def file_traces(paths: Sequence[str], load: Callable[[str], Trace]) -> list[tuple[str, Trace]]:
+    """``(title, trace)`` for each trace file under ``paths`` (files or folders), read with ``load``;
+    a file that holds several trace ids gives one entry per trace id (each rebuilt from its own spans:
+    the notes of the whole file's reading are in ``traceassert show FILE``)."""
+    from .._loaders.read import expand_paths
+    from .._trace import Trace
+
+    out: list[tuple[str, Trace]] = []
+    for path in [str(p) for given in paths for p in expand_paths(given)]:
+        trace = load(path)
+        ids = trace.trace_ids
+        if len(ids) < 2:
+            out.append((path, trace))
+            continue
+        for tid in ids:
+            spans = [s for s in trace.spans if s.trace_id == tid]
+            out.append((f"{path} (trace {tid})", Trace(spans, source=path)))
+    return out
 
 
 def file_page(
