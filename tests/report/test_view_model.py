@@ -207,3 +207,17 @@ def test_values_that_are_not_json_are_written_as_text() -> None:
     back = json.loads(script_json(data))
     assert back["nan"] == "nan" and back["inf"] == "inf" and back["ok"] == [1, "a"]
     assert back["object"] == str(object)
+
+
+def test_show_html_redacts_unless_told_not_to(tmp_path: Path) -> None:
+    from traceassert.cli import main
+
+    secret = "sk-abcdefghijklmnopqrstuvwx0123456789"
+    source = tmp_path / "run.json"
+    ta.dump_trace(_tool_trace(api_key=secret), str(source), redact=False)
+    assert secret in source.read_text(encoding="utf-8")
+    redacted, kept = tmp_path / "redacted.html", tmp_path / "kept.html"
+    assert main(["show", "--html", str(redacted), str(source)]) == 0
+    assert main(["show", "--html", str(kept), "--no-redact", str(source)]) == 0
+    assert secret not in redacted.read_text(encoding="utf-8")
+    assert secret in kept.read_text(encoding="utf-8")
