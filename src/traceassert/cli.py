@@ -23,6 +23,7 @@ _SHOW_EPILOG = """examples:
   traceassert show --example              the bundled trace of a real Pydantic AI run
   traceassert show run.json               one file (any supported format, gzip too)
   traceassert show traces/ --durations    every trace file in a folder, as one trace
+  traceassert show --html report.html a.json b.json   an HTML page, one section per file (or trace id)
 """
 _CHECK_EPILOG = """examples:
   traceassert check run.json --called-tool get_weather --no-failed-tools
@@ -74,6 +75,8 @@ def _cmd_show(args: argparse.Namespace) -> int:
     if not files:
         print("traceassert show: give a trace file, or --example", file=sys.stderr)
         return EXIT_UNREADABLE
+    if args.html:
+        return _show_html(files, args)
     trace = _load(files, args.format)
     print(
         trace.render(
@@ -83,6 +86,17 @@ def _cmd_show(args: argparse.Namespace) -> int:
             redact=not args.no_redact,
         )
     )
+    return EXIT_OK
+
+
+def _show_html(files: list[str], args: argparse.Namespace) -> int:
+    """``show --html OUT``: one section per file, or per trace id when a file holds several traces."""
+    from ._report import file_page, file_traces, write_page
+
+    traces = file_traces(files, lambda path: _load([path], args.format))
+    page = file_page(traces, redact=not args.no_redact, limit=args.width)
+    write_page(args.html, page)
+    print(f"wrote {args.html}: {len(traces)} trace(s), {page['summary']['spans']} spans", file=sys.stderr)
     return EXIT_OK
 
 
@@ -262,6 +276,12 @@ def _parser() -> argparse.ArgumentParser:
     show.add_argument("--durations", action="store_true", help="show each agent's duration")
     show.add_argument("--width", type=int, default=120, help="cut long values to this many characters")
     show.add_argument("--no-redact", action="store_true", help="show secret-looking values as they are")
+    show.add_argument(
+        "--html",
+        metavar="OUT",
+        help="write a self-contained HTML report to OUT instead (tree, span waterfall; one section per file "
+        "or trace id)",
+    )
     add_format(show)
     show.set_defaults(func=_cmd_show)
 

@@ -217,6 +217,14 @@ def _add_results_options(group: pytest.OptionGroup) -> None:
         help="write each test's outcome, recorded scores, token totals and dumped trace path to FILE as "
         "JSON Lines (one line per test, then a summary line)",
     )
+    group.addoption(
+        "--traceassert-html",
+        action="store",
+        default=None,
+        metavar="FILE",
+        help="write one self-contained HTML page to FILE: each test's invocation tree and span waterfall, "
+        "failed tests first (secrets redacted)",
+    )
 
 
 def _configure_results(config: pytest.Config) -> None:
@@ -228,24 +236,6 @@ def _configure_results(config: pytest.Config) -> None:
     config.pluginmanager.register(_ResultsPlugin(config), "traceassert-results")
 
 
-class _Sibling:
-    """Stands in for "the next test is another test of the same parent": tearing down towards it ends
-    only the item's own (function-scoped) fixtures, so the next run of the item gets fresh ones."""
-
-    def __init__(self, item: pytest.Item) -> None:
-        self._chain = item.listchain()[:-1]
-
-    def listchain(self) -> list[Any]:
-        return self._chain
-
-
-def _crash_line(report: pytest.TestReport) -> str:
-    crash = getattr(report.longrepr, "reprcrash", None)
-    message = getattr(crash, "message", None)
-    text = (message if isinstance(message, str) else str(report.longrepr or "")).strip()
-    return text.splitlines()[0][:200] if text else ""
-
-
 class _ResultsPlugin:
     """Per-test results, the report file, the terminal summary and the repeat mark."""
 
@@ -254,6 +244,9 @@ class _ResultsPlugin:
 
         path = config.getoption("--traceassert-report")
         self.report_path = os.path.join(config.invocation_params.dir, path) if path else None
+        html = config.getoption("--traceassert-html")
+        self.html_path = os.path.join(config.invocation_params.dir, html) if html else None
+        self.messages: dict[str, str] = {}
         self.is_worker = hasattr(config, "workerinput")
         self.results = SessionResults()
         self.redact = _redaction(config)
@@ -278,23 +271,26 @@ class _ResultsPlugin:
         self, item: pytest.Item, call: pytest.CallInfo[None]
     ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
         report = yield
+        if self.html_path and report.failed and item.nodeid not in self.messages:
+            from ._report.results import failure_message
+
+            self.messages[item.nodeid] = failure_message(call.excinfo, report.longrepr)
         if report.when == "teardown":
             report.__dict__[_REPORT_ATTR] = self._finish_run(item)
         return report
 
     def _finish_run(self, item: pytest.Item) -> dict[str, Any]:
-        from ._evaluation import results as _results
+        from ._report.results import run_results
 
-        scores = [s.to_dict() for s in _results.end_test()]
-        tokens = None
         cap = item.stash.get(_CAPTURE_KEY, None)
-        wanted = self.report_path or scores or item.get_closest_marker(_REPEAT_MARK) is not None
-        if cap is not None and wanted:
-            try:
-                tokens = _results.token_totals(cap.trace())
-            except Exception:  # token totals are informative; never fail a test over them
-                tokens = None
-        return {"scores": scores, "tokens": tokens, "trace_path": item.stash.get(_DUMPED_KEY, None)}
+        return run_results(
+            cap.trace() if cap is not None else None,
+            tokens_wanted=bool(self.report_path or self.html_path or item.get_closest_marker(_REPEAT_MARK)),
+            trace_path=item.stash.get(_DUMPED_KEY, None),
+            html=self.html_path is not None,
+            redact=self.redact,
+            message=self.messages.pop(item.nodeid, ""),
+        )
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_protocol(self, item: pytest.Item, nextitem: pytest.Item | None) -> bool | None:
@@ -312,7 +308,7 @@ class _ResultsPlugin:
             return None  # run once; the setup hook reports the bad mark
         ihook = item.ihook
         ihook.pytest_runtest_logstart(nodeid=item.nodeid, location=item.location)
-        sibling: Any = _Sibling(item)
+        sibling: Any = _report.Sibling(item.listchain()[:-1])
         all_runs: list[list[pytest.TestReport]] = []
         for i in range(runs):
             # each run captures its own spans (and may dump its own trace)
@@ -334,21 +330,28 @@ class _ResultsPlugin:
             self.results.add(report.nodeid, report, report.duration, hasattr(report, "wasxfail"), data)
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
-        if self.is_worker or not self.report_path:
+        if self.is_worker:
             return
-        from ._evaluation.report import write_report
+        if self.report_path:
+            from ._evaluation.report import write_report
 
-        os.makedirs(os.path.dirname(self.report_path) or ".", exist_ok=True)
-        write_report(self.report_path, self.results.tests(), redact=self.redact)
+            os.makedirs(os.path.dirname(self.report_path) or ".", exist_ok=True)
+            write_report(self.report_path, self.results.tests(), redact=self.redact)
+        if self.html_path:
+            from ._report import session_page, write_page
+
+            page = session_page(self.results.tests(), self.results.html, redact=self.redact)
+            write_page(self.html_path, page)
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         tests = self.results.tests()
-        if self.is_worker or not tests or not (self.report_path or self.results.worth_reporting()):
+        wanted = self.report_path or self.html_path or self.results.worth_reporting()
+        if self.is_worker or not tests or not wanted:
             return
         from ._evaluation.report import format_summary
 
         terminalreporter.write_sep("-", "traceassert")
-        for line in format_summary(tests, self.report_path):
+        for line in format_summary(tests, self.report_path, self.html_path):
             terminalreporter.write_line(line)
 
 
@@ -357,16 +360,10 @@ def _combine_runs(
 ) -> list[pytest.TestReport]:
     """The reports logged for a repeated test: a setup report, one call report whose outcome is the pass
     rate's verdict, and the last teardown report carrying every run's results."""
-    from ._evaluation import report as _report
+    from ._evaluation.report import combine_runs
 
-    failures = [next((r for r in reports if r.failed), None) for reports in runs]
-    verdict = _report.repeat_verdict(
-        [_report.run_outcome(r) for r in runs],
-        [_crash_line(bad) if bad is not None else "" for bad in failures],
-        min_rate,
-    )
+    verdict, failures = combine_runs(runs, min_rate, _REPORT_ATTR)
     last_teardown = runs[-1][-1]
-    last_teardown.__dict__[_REPORT_ATTR] = verdict.merge([r[-1].__dict__.get(_REPORT_ATTR) for r in runs])
     setups = [r[0] for r in runs if r[0].passed]
     if not verdict.counted or not setups:
         # every run was skipped, or none got past setup: show the first run as it happened

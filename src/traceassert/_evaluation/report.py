@@ -18,6 +18,9 @@ from .results import add_tokens, jsonable
 __all__ = [
     "RepeatVerdict",
     "SessionResults",
+    "Sibling",
+    "combine_runs",
+    "crash_line",
     "format_summary",
     "repeat_args",
     "repeat_verdict",
@@ -40,6 +43,14 @@ class PhaseReport(Protocol):
     def failed(self) -> bool: ...
     @property
     def skipped(self) -> bool: ...
+
+
+def crash_line(longrepr: Any) -> str:
+    """The first line of a failure (pytest's crash message, else the report's text), cut to 200."""
+    crash = getattr(longrepr, "reprcrash", None)
+    message = getattr(crash, "message", None)
+    text = (message if isinstance(message, str) else str(longrepr or "")).strip()
+    return text.splitlines()[0][:200] if text else ""
 
 
 # -- the repeat mark ------------------------------------------------------------------------------------
@@ -123,6 +134,11 @@ class RepeatVerdict:
             data["scores"] += [{**s, "run": i} for s in run.get("scores") or ()]
             data["tokens"] = add_tokens(data["tokens"], run.get("tokens"))
             data["trace_path"] = run.get("trace_path") or data["trace_path"]
+            if run.get("html") is not None:
+                html = run["html"]
+                if html.get("message") or "html" not in data or not data["html"]["message"]:
+                    # the HTML report shows the last failed run (else the last run)
+                    data["html"] = {"view": html.get("view"), "message": html.get("message") or "", "run": i}
         data["repeat"] = {
             "runs": len(self.outcomes),
             "passed": self.passed,
@@ -131,7 +147,44 @@ class RepeatVerdict:
             "min_pass_rate": self.min_pass_rate,
             "outcomes": list(self.outcomes),
         }
+        if "html" in data:
+            shown = data["html"]
+            last = (
+                f"\n\n--- last failure (run {shown['run']}) ---\n{shown['message']}"
+                if shown["message"]
+                else ""
+            )
+            shown["message"] = "" if self.ok else self.text() + last
         return data
+
+
+class Sibling:
+    """Stands in for "the next test is another test of the same parent" (``chain``: the item's
+    ``listchain()`` without the item): tearing down towards it ends only the item's own
+    (function-scoped) fixtures, so the next run of a repeated item gets fresh ones."""
+
+    def __init__(self, chain: list[Any]) -> None:
+        self._chain = chain
+
+    def listchain(self) -> list[Any]:
+        return self._chain
+
+
+def combine_runs(
+    runs: Sequence[Sequence[Any]], min_rate: float, attr: str
+) -> tuple[RepeatVerdict, list[Any]]:
+    """The verdict on a repeated test from each run's reports (pytest TestReports: the phase flags,
+    ``longrepr`` and the results dict under ``attr``), and each run's first failed report (or None).
+
+    The last run's teardown report gets the merged results dict of every run (under ``attr``)."""
+    failures = [next((r for r in reports if r.failed), None) for reports in runs]
+    verdict = repeat_verdict(
+        [run_outcome(r) for r in runs],
+        [crash_line(bad.longrepr) if bad is not None else "" for bad in failures],
+        min_rate,
+    )
+    runs[-1][-1].__dict__[attr] = verdict.merge([r[-1].__dict__.get(attr) for r in runs])
+    return verdict, failures
 
 
 def repeat_verdict(outcomes: Sequence[str], crashes: Sequence[str], min_pass_rate: float) -> RepeatVerdict:
@@ -147,6 +200,8 @@ class SessionResults:
 
     def __init__(self) -> None:
         self.entries: dict[str, dict[str, Any]] = {}
+        #: what each test attached for the HTML report (``nodeid -> {"view", "message"}``)
+        self.html: dict[str, dict[str, Any]] = {}
 
     def add(self, nodeid: str, report: PhaseReport, duration: float, xfail: bool, data: Any) -> None:
         entry = self.entries.get(nodeid)
@@ -170,6 +225,8 @@ class SessionResults:
         if isinstance(data, Mapping):
             entry.update({k: data.get(k) for k in ("tokens", "trace_path", "repeat")})
             entry["scores"] = list(data.get("scores") or [])
+            if isinstance(data.get("html"), Mapping):
+                self.html[nodeid] = dict(data["html"])
 
     def tests(self) -> list[dict[str, Any]]:
         return list(self.entries.values())
@@ -228,7 +285,9 @@ def _pct(rate: float) -> str:
     return f"{rate * 100:.1f}%"
 
 
-def format_summary(tests: Sequence[Mapping[str, Any]], report_path: str | None = None) -> list[str]:
+def format_summary(
+    tests: Sequence[Mapping[str, Any]], report_path: str | None = None, html_path: str | None = None
+) -> list[str]:
     """The lines of the terminal summary."""
     summary = summarize(tests)
     outcomes = summary["outcomes"]
@@ -262,6 +321,8 @@ def format_summary(tests: Sequence[Mapping[str, Any]], report_path: str | None =
         )
     if report_path:
         lines.append(f"report: {report_path}")
+    if html_path:
+        lines.append(f"html report: {html_path}")
     return lines
 
 

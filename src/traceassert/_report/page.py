@@ -1,0 +1,62 @@
+"""The page: one self-contained HTML file (inline CSS and script, the data as JSON; no network)."""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+from importlib import resources
+from typing import Any
+
+from .._evaluation.results import jsonable
+
+__all__ = ["page_html", "script_json", "write_page"]
+
+_ESCAPES = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
+
+
+def script_json(data: Any) -> str:
+    """``data`` as JSON that is safe inside a ``<script>`` element: no ``<``, ``>`` or ``&`` is written
+    as itself, so a value holding ``</script>`` or ``<!--`` cannot end the element. Anything that is not
+    JSON (a NaN, an object) is written as its text."""
+    text = json.dumps(jsonable(data), ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    for char, escape in _ESCAPES.items():
+        text = text.replace(char, escape)
+    return text
+
+
+def _asset(name: str) -> str:
+    folder = resources.files(__package__ or "traceassert._report").joinpath("assets")
+    return folder.joinpath(name).read_text("utf-8")
+
+
+def page_html(data: dict[str, Any]) -> str:
+    """The whole page for ``data`` (`sections.session_page` or `sections.file_page`)."""
+    title = html.escape(str(data.get("title") or "traceassert report"))
+    return (
+        "<!DOCTYPE html>\n"
+        '<html lang="en"><head><meta charset="utf-8">\n'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        # nothing is fetched: no network, works from file://
+        '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; '
+        "style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:\">\n"
+        f"<title>{title}</title>\n"
+        f"<style>\n{_asset('report.css')}</style>\n"
+        "</head><body>\n"
+        f'<header><h1>{title}</h1><div id="summary" role="region" aria-label="summary"></div></header>\n'
+        '<main id="sections"><noscript>This report needs JavaScript.</noscript></main>\n'
+        f'<script type="application/json" id="traceassert-data">{script_json(data)}</script>\n'
+        f"<script>\n{_asset('report.js')}</script>\n"
+        "</body></html>\n"
+    )
+
+
+def write_page(path: str, data: dict[str, Any]) -> str:
+    """Write the page for ``data`` to ``path`` (folders made as needed); returns the path."""
+    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    text = page_html(data)
+    tmp = f"{path}.tmp{os.getpid()}"
+    with open(tmp, "w", encoding="utf-8") as fh:
+        fh.write(text)
+    os.replace(tmp, path)
+    return path

@@ -1,0 +1,67 @@
+"""What the pytest plugin attaches to a test's teardown report: the run's results dict.
+
+Made on the process that ran the test (a pytest-xdist worker, say) from plain values, so that the dict
+crosses to the controller as it is: ``scores``, ``tokens``, ``trace_path`` and, with
+``--traceassert-html``, ``html``: the test's view-model (already redacted) and its short failure message.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .._trace import Trace
+
+__all__ = ["failure_message", "run_results"]
+
+
+def failure_message(excinfo: Any, longrepr: Any) -> str:
+    """The short failure message: ``str()`` of a `TraceAssertionError` (its short form), else the
+    crash line pytest shows (from the report's ``longrepr``; ``excinfo`` is pytest's ExceptionInfo)."""
+    from .._errors import TraceAssertionError
+    from .._evaluation.report import crash_line
+
+    exc = getattr(excinfo, "value", None)
+    if isinstance(exc, TraceAssertionError):
+        return str(exc)
+    return crash_line(longrepr)
+
+
+def run_results(
+    trace: Trace | None,
+    *,
+    tokens_wanted: bool,
+    trace_path: str | None,
+    html: bool = False,
+    redact: bool | Iterable[str] = True,
+    message: str = "",
+) -> dict[str, Any]:
+    """The results dict of one run of a test (``trace`` None when the test captured no spans), with
+    the scores it recorded (`results.end_test`). Token totals are made when wanted or when a score was
+    recorded.
+
+    Token totals and the view are informative: when they cannot be made the test does not fail over
+    it (tokens are None; the view says it could not be drawn).
+    """
+    from .._evaluation import results as _results
+
+    scores = [s.to_dict() for s in _results.end_test()]
+    tokens = None
+    if trace is not None and (tokens_wanted or scores):
+        try:
+            tokens = _results.token_totals(trace)
+        except Exception:
+            tokens = None
+    data: dict[str, Any] = {"scores": scores, "tokens": tokens, "trace_path": trace_path}
+    if html:
+        view = None
+        if trace is not None:
+            try:
+                from .view import trace_view
+
+                view = trace_view(trace, redact=redact)
+            except Exception as exc:
+                message += f"\n(traceassert could not draw the trace: {type(exc).__name__}: {exc})"
+        data["html"] = {"view": view, "message": message}
+    return data

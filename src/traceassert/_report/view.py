@@ -1,0 +1,44 @@
+"""The view-model of one trace: plain JSON-able data the page's script draws (tree, waterfall, totals)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
+from .spans import FIELDS, span_rows
+from .tree import agent_totals, tree_nodes
+from .values import Values
+
+if TYPE_CHECKING:
+    from .._trace import Trace
+
+__all__ = ["trace_view"]
+
+
+def trace_view(trace: Trace, *, redact: bool | Iterable[str] = True, limit: int = 120) -> dict[str, Any]:
+    """The invocation tree, the waterfall's span rows, per-agent totals and counts of ``trace``.
+
+    Secrets are redacted as dumps redact them unless ``redact=False`` (an iterable of regular
+    expressions redacts the keys they match as well); values are cut to ``limit`` characters, with the
+    full value kept for "show full".
+    """
+    values = Values(redact, limit)
+    rows, index, axis_ms = span_rows(trace, values)
+    tools = trace.tool_executions
+    used, counted = trace.token_total()
+    return {
+        "fields": list(FIELDS),
+        "spans": rows,
+        "axis_ms": axis_ms,
+        "tree": tree_nodes(trace, values, index),
+        "agents": agent_totals(trace),
+        "strings": values.strings,
+        "counts": {
+            "spans": len(rows),
+            "agent_invocations": len(trace.all_agents()),
+            "tool_executions": len(tools),
+            "failed_tool_executions": sum(1 for t in tools if t.failed),
+            "model_calls": len(trace.model_calls),
+            "tokens": used if counted else None,
+        },
+    }
