@@ -99,3 +99,11 @@ def test_urls_without_fsspec_name_the_extra(monkeypatch: pytest.MonkeyPatch, tmp
     # local paths never need it
     path = write_collector_file(tmp_path / "x.jsonl", 0, 1)
     assert expand(str(path)) == [str(path)]
+
+
+def test_a_url_that_cannot_be_listed_is_an_unreadable_path() -> None:
+    pytest.importorskip("fsspec")
+    with pytest.raises(ta.TraceLoadError, match="cannot list: ValueError: Protocol not known: nosuchfs"):
+        expand("nosuchfs://bucket/x.jsonl")
+    (result,) = ta.check_files("nosuchfs://bucket/x.jsonl", lambda a: None)
+    assert result.status == "unreadable" and "Protocol not known" in (result.error or "")

@@ -11,8 +11,10 @@ used as it is and left open. A task whose worker dies is run again by Dask on an
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import os
+import time
 from collections import deque
 from collections.abc import Callable, Hashable
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
@@ -24,11 +26,14 @@ __all__ = ["DaskEngine", "Done", "Engine", "PoolEngine", "SerialEngine", "make_e
 Done = tuple[Hashable, Any, BaseException | None]
 
 DASK_EXTRA = "pip install 'traceassert[fleet]'"
+#: seconds between two counts of a Dask cluster's workers
+_RECOUNT_S = 5.0
 
 
 class Engine(Protocol):
-    #: how many tasks run at once
-    workers: int
+    @property
+    def workers(self) -> int:
+        """How many tasks run at once."""
 
     def submit(self, key: Hashable, fn: Callable[..., Any], *args: Any) -> None: ...
     def next_done(self) -> Done: ...
@@ -110,7 +115,8 @@ class DaskEngine:
         self.client = client
         self._cluster = cluster
         self._owned = owned
-        self.workers = max(1, len(client.scheduler_info().get("workers", {})) or 1)
+        self._workers = 1
+        self._counted_at = -_RECOUNT_S
         #: the future's key -> (the future, the task's key)
         self._futures: dict[str, tuple[Any, Hashable]] = {}
         self._completed: Any = _distributed().as_completed(with_results=False)
@@ -133,6 +139,16 @@ class DaskEngine:
                 f"--dask takes local, local:N or a scheduler address (tcp://host:8786), got {spec!r}"
             )
         return cls(distributed.Client(spec), owned=True)
+
+    @property
+    def workers(self) -> int:
+        """The threads of the cluster's workers, counted again every few seconds (workers come and go)."""
+        now = time.monotonic()
+        if now - self._counted_at >= _RECOUNT_S:
+            self._counted_at = now
+            with contextlib.suppress(Exception):  # the scheduler is busy or gone: keep the last count
+                self._workers = max(1, sum(self.client.nthreads().values()))
+        return self._workers
 
     def submit(self, key: Hashable, fn: Callable[..., Any], *args: Any) -> None:
         future = self.client.submit(fn, *args, pure=False, retries=2)

@@ -86,13 +86,13 @@ class Run:
             engine.close()
 
     def _drive(self, engine: Engine, files: list[str]) -> Iterator[TraceResult]:
-        window = max(4, 4 * engine.workers)
         units = (unit for f in files for unit in plan(f, self.split_bytes))
         in_flight: dict[Hashable, Unit] = {}
         seen: set[Hashable] = set()
         split: dict[str, _SplitFile] = {}
         more = True
         while True:
+            window = max(4, 4 * engine.workers)  # a cluster may grow or shrink while it runs
             while more and engine.pending() < window:
                 unit = next(units, None)
                 if unit is None:

@@ -67,7 +67,17 @@ def expand(path: str) -> list[str]:
     """The files a path or URL names (a file, a folder, a glob); a ``TraceLoadError`` when none."""
     if not is_url(path):
         return [str(p) for p in expand_paths(path)]
-    fs, _, roots = _fsspec().get_fs_token_paths(path)
+    fsspec = _fsspec()
+    try:
+        return _expand_url(fsspec, path)
+    except TraceLoadError:
+        raise
+    except Exception as exc:  # no plugin for the protocol (s3fs...), no credentials, no network
+        raise TraceLoadError(f"cannot list: {type(exc).__name__}: {exc}", path=path) from None
+
+
+def _expand_url(fsspec: Any, path: str) -> list[str]:
+    fs, _, roots = fsspec.get_fs_token_paths(path)
     found: list[str] = []
     for root in roots if _GLOB.search(path) else [fs._strip_protocol(path)]:
         if fs.isdir(root):
