@@ -190,12 +190,14 @@ def _cmd_check(args: argparse.Namespace) -> int:
     )
     counts = {"passed": 0, "failed": 0, "unreadable": 0, "error": 0}
     worst = EXIT_OK
+    results = iter(run)
     try:
-        for result in run:
+        for result in results:
             worst = max(worst, _report(result, args.quiet, len(policies) > 1))
             counts[result.status] += 1
-    except KeyboardInterrupt:
+    except KeyboardInterrupt:  # in the engine, or while printing: stop the work left either way
         run.interrupted = True
+        results.close()
     except ValueError as exc:  # a bad --dask spec, found when the engine starts
         print(f"traceassert check: {exc}", file=sys.stderr)
         return EXIT_UNREADABLE

@@ -119,7 +119,8 @@ class DaskEngine:
         self._counted_at = -_RECOUNT_S
         #: the future's key -> (the future, the task's key)
         self._futures: dict[str, tuple[Any, Hashable]] = {}
-        self._completed: Any = _distributed().as_completed(with_results=False)
+        # results are gathered in the background, a batch at a time, while the client works on the last one
+        self._completed: Any = _distributed().as_completed(with_results=True, raise_errors=False)
 
     @classmethod
     def start(cls, spec: str) -> DaskEngine:
@@ -156,14 +157,12 @@ class DaskEngine:
         self._completed.add(future)
 
     def next_done(self) -> Done:
-        future = next(self._completed)
+        future, value = next(self._completed)
         _, key = self._futures.pop(future.key)
-        try:
-            return key, future.result(), None
-        except Exception as exc:  # e.g. KilledWorker: the task's workers died too often
-            return key, None, exc
-        finally:
-            future.release()
+        future.release()
+        if isinstance(value, BaseException):  # e.g. KilledWorker: the task's workers died too often
+            return key, None, value
+        return key, value, None
 
     def pending(self) -> int:
         return len(self._futures)

@@ -12,7 +12,7 @@ worker died, whose first run had still reported) is ignored.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Iterator
+from collections.abc import Callable, Generator, Hashable, Iterator
 from dataclasses import dataclass, field
 
 from .._errors import TraceLoadError
@@ -64,7 +64,7 @@ class Run:
         self._on_file = on_file
         self._names = [p.name for p in policies]
 
-    def __iter__(self) -> Iterator[TraceResult]:
+    def __iter__(self) -> Generator[TraceResult, None, None]:
         files: list[str] = []
         for path in self.paths:
             try:
@@ -80,6 +80,9 @@ class Run:
             yield from self._drive(engine, files)
         except KeyboardInterrupt:
             self.interrupted = True
+            engine.cancel()
+            raise
+        except GeneratorExit:  # the caller stopped iterating: the work left is not wanted
             engine.cancel()
             raise
         finally:
@@ -146,6 +149,8 @@ class Run:
         if any(p.error is not None for p in parts):
             self.stats.unreadable_files += 1
         for part in parts:
+            if part.facts is not None:
+                self.stats.update(part.facts)
             if part.error is not None:
                 yield self._emit(TraceResult(part.unit.where, None, error=part.error))
             for result in part.results:

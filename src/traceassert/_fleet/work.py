@@ -33,6 +33,18 @@ class UnitResult:
     results: list[TraceResult] = field(default_factory=list)
     spans: int = 0
     error: str | None = None
+    #: the facts of every result, merged (then the results carry none): less to send back
+    facts: FleetStats | None = None
+
+    def merge_facts(self) -> UnitResult:
+        """Move the results' facts into ``facts``, one aggregate for the unit."""
+        merged = FleetStats(max_examples=0)
+        for result in self.results:
+            if result.facts is not None:
+                merged.update(result.facts)
+                result.facts = None
+        self.facts = merged
+        return self
 
 
 def load_unit(
@@ -60,7 +72,9 @@ def run_unit(
         return UnitResult(unit, error=f"cannot read: {exc}")
     except Exception as exc:  # a file that crashes the reader must not stop the other files
         return UnitResult(unit, error=f"cannot read: internal error {type(exc).__name__}: {exc}")
-    return UnitResult(unit, evaluate(unit.path, spans, notes, policies, redact), len(spans))
+    done = UnitResult(unit, evaluate(unit.path, spans, notes, policies, redact), len(spans))
+    # a range of a split file keeps each trace's facts: a trace cut across ranges is dropped later
+    return done.merge_facts() if unit.count == 1 else done
 
 
 def run_traces(
