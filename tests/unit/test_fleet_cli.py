@@ -187,3 +187,15 @@ def test_ctrl_c_cancels_and_prints_the_partial_totals(tmp_path: Path) -> None:
     assert 1 <= done < 30
     assert f"{done} passed, 0 failed" in last
     assert "Traceback" not in err
+
+
+def test_stats_json_is_not_written_through_a_symbolic_link(
+    fleet: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    target = fleet / "elsewhere.json"
+    target.write_text("keep", encoding="utf-8")
+    (fleet / "stats.json").symlink_to(target)
+    spec = f"{fleet / 'policies.py'}::calls_weather"
+    assert main(["check", str(fleet), "--policy", spec, "-q", "--stats-json", str(fleet / "stats.json")]) == 2
+    assert "cannot write" in capsys.readouterr().err
+    assert target.read_text(encoding="utf-8") == "keep"

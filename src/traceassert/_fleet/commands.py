@@ -4,7 +4,6 @@ files, on this machine (``--jobs N``) or on Dask (``--dask``), with the aggregat
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -211,7 +210,14 @@ def _cmd_check(args: argparse.Namespace) -> int:
     if args.stats:
         print(stats_text(run.stats))
     if args.stats_json:
-        Path(args.stats_json).write_text(json.dumps(run.stats.to_json(), indent=2) + "\n", encoding="utf-8")
+        from .._errors import TraceWriteError
+        from .._loaders.dump import json_bytes, write_file
+
+        try:  # whole or not at all, and only a regular file (a symbolic link is refused)
+            write_file(Path(args.stats_json), json_bytes(run.stats.to_json(), indent=2))
+        except (TraceWriteError, OSError) as exc:
+            print(f"traceassert check: cannot write {args.stats_json}: {exc}", file=sys.stderr)
+            return EXIT_UNREADABLE
     if run.interrupted:
         return EXIT_INTERRUPTED
     if run.stats.evaluated == 0:
