@@ -4,9 +4,13 @@ the recording's spans copied under new trace ids, a few spans per line, as the C
 from __future__ import annotations
 
 import copy
+import importlib
 import json
+import os
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 import traceassert as ta
 from traceassert._loaders import to_otlp_json
@@ -63,3 +67,13 @@ def collector_lines(first: int, count: int, spans_per_line: int = 4) -> list[str
 def write_collector_file(path: Path, first: int, count: int, spans_per_line: int = 4) -> Path:
     path.write_text("\n".join(collector_lines(first, count, spans_per_line)) + "\n", encoding="utf-8")
     return path
+
+
+def need(module: str) -> Any:
+    """The module (fsspec, distributed: the test extra has them); skipped only off CI when missing."""
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        if os.environ.get("CI") == "true":
+            raise
+        pytest.skip(f"{module} is not installed", allow_module_level=True)

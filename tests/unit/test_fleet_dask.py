@@ -16,16 +16,11 @@ from typing import Any
 import pytest
 
 import traceassert as ta
-from tests._fleetdata import SPANS_PER_TRACE, write_collector_file
+from tests._fleetdata import SPANS_PER_TRACE, need, write_collector_file
 
 ROOT = Path(__file__).resolve().parents[2]
 
-try:
-    import distributed
-except ImportError:  # pragma: no cover - CI installs the test extra, which has it
-    if os.environ.get("CI") == "true":
-        raise
-    pytest.skip("dask.distributed is not installed", allow_module_level=True)
+distributed = need("distributed")
 
 SLOW = """
 import time

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import traceassert as ta
-from tests._fleetdata import SPANS_PER_TRACE, trace_id, write_collector_file
+from tests._fleetdata import SPANS_PER_TRACE, need, trace_id, write_collector_file
 from traceassert._fleet import run as run_module
 from traceassert._fleet.policy import PolicyError
 
@@ -160,7 +160,7 @@ def test_policy_records_pickle_and_bad_arguments(tmp_path: Path) -> None:
 
 
 def test_memory_urls_in_process() -> None:
-    fsspec = pytest.importorskip("fsspec")
+    fsspec = need("fsspec")
     from tests._fleetdata import collector_lines
 
     fs = fsspec.filesystem("memory")

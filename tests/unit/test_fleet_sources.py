@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 import traceassert as ta
-from tests._fleetdata import collector_lines, write_collector_file
+from tests._fleetdata import collector_lines, need, write_collector_file
 from traceassert._fleet.sources import Unit, expand, plan, read_unit
 
 
@@ -54,7 +54,7 @@ def test_a_file_that_vanished_is_one_unit_whose_reading_fails(tmp_path: Path) ->
 
 
 def test_memory_and_file_urls_with_globs() -> None:
-    fsspec = pytest.importorskip("fsspec")
+    fsspec = need("fsspec")
     root = f"memory:///fleet-{uuid.uuid4().hex}"
     fs = fsspec.filesystem("memory")
     text = "\n".join(collector_lines(0, 2)) + "\n"
@@ -78,7 +78,7 @@ def test_memory_and_file_urls_with_globs() -> None:
 
 
 def test_file_urls(tmp_path: Path) -> None:
-    pytest.importorskip("fsspec")
+    need("fsspec")
     path = write_collector_file(tmp_path / "x.jsonl", 0, 2)
     (urls,) = [expand(f"file://{tmp_path}/*.jsonl")]
     assert urls == [f"file://{path}"]
@@ -102,7 +102,7 @@ def test_urls_without_fsspec_name_the_extra(monkeypatch: pytest.MonkeyPatch, tmp
 
 
 def test_a_url_that_cannot_be_listed_is_an_unreadable_path() -> None:
-    pytest.importorskip("fsspec")
+    need("fsspec")
     with pytest.raises(ta.TraceLoadError, match="cannot list: ValueError: Protocol not known: nosuchfs"):
         expand("nosuchfs://bucket/x.jsonl")
     (result,) = ta.check_files("nosuchfs://bucket/x.jsonl", lambda a: None)
