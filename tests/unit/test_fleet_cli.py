@@ -157,6 +157,8 @@ def test_nothing_readable_exits_2_and_says_0_evaluated(
 def test_a_bad_dask_spec_is_a_usage_error(fleet: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["check", str(fleet), "--called-tool", "x", "--dask", "local:zero"]) == 2
     assert "local:N needs a number of workers >= 1" in capsys.readouterr().err
+    assert main(["check", str(fleet), "--called-tool", "x", "--dask", "processes:2"]) == 2
+    assert "--dask takes local, local:N or a scheduler address" in capsys.readouterr().err
 
 
 def test_ctrl_c_cancels_and_prints_the_partial_totals(tmp_path: Path) -> None:

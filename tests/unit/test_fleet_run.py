@@ -157,6 +157,10 @@ def test_policy_records_pickle_and_bad_arguments(tmp_path: Path) -> None:
         ta.policy(per="span")
     with pytest.raises(ValueError, match="examples"):
         ta.check_files(tmp_path, whole_trace, examples=-1)
+    with pytest.raises(ValueError, match="the engine is serial, processes:N, local, local:N or a Dask"):
+        ta.check_files(tmp_path, whole_trace, engine="threads")
+    with pytest.raises(ValueError, match="processes:N needs a number of workers >= 1"):
+        ta.check_files(tmp_path, whole_trace, engine="processes:0")
 
 
 def test_memory_urls_in_process() -> None:

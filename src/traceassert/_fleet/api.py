@@ -6,7 +6,7 @@ import os
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from .engines import make_engine
+from .engines import make_engine, parse_engine
 from .policy import PER, Policy, PolicyError, as_policy, load_policies
 from .results import TraceResult
 from .run import Run
@@ -111,6 +111,8 @@ def check_files(
     resolved = resolve_policies(policies, per)
     if examples < 0:
         raise ValueError(f"examples must be >= 0, got {examples}")
+    if client is None:
+        parse_engine(engine)  # a bad engine is an error now, not when the result is iterated
     if split_bytes is not None and split_bytes < 1:
         raise ValueError(f"split_bytes must be >= 1 or None, got {split_bytes}")
     return FleetResult(

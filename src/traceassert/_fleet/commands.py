@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from .api import resolve_policies
-from .engines import make_engine
+from .engines import make_engine, parse_engine
 from .policy import PER, Policy, PolicyError, builtin_policy, load_policies
 from .results import TraceResult
 from .run import Run
@@ -167,10 +167,12 @@ def _cmd_check(args: argparse.Namespace) -> int:
         policies = _policies(args)
         if args.jobs < 1:
             raise ValueError(f"--jobs must be >= 1, got {args.jobs}")
+        spec = args.dask or (f"processes:{args.jobs}" if args.jobs > 1 else None)
+        if args.dask and parse_engine(args.dask)[0] not in ("local", "address"):
+            raise ValueError(f"--dask takes local, local:N or a scheduler address, got {args.dask!r}")
     except (PolicyError, ValueError) as exc:
         print(f"traceassert check: {exc}", file=sys.stderr)
         return EXIT_UNREADABLE
-    spec = args.dask or (f"processes:{args.jobs}" if args.jobs > 1 else None)
     show_progress = sys.stderr.isatty() and not args.quiet
 
     def on_file(done: int, total: int) -> None:
@@ -197,9 +199,6 @@ def _cmd_check(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:  # in the engine, or while printing: stop the work left either way
         run.interrupted = True
         results.close()
-    except ValueError as exc:  # a bad --dask spec, found when the engine starts
-        print(f"traceassert check: {exc}", file=sys.stderr)
-        return EXIT_UNREADABLE
     total = f"{counts['passed']} passed, {counts['failed']} failed"
     total += f", {counts['unreadable']} unreadable" if counts["unreadable"] else ""
     total += f", {counts['error']} errors" if counts["error"] else ""

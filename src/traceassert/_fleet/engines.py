@@ -20,7 +20,7 @@ from collections.abc import Callable, Hashable
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from typing import Any, Protocol
 
-__all__ = ["DaskEngine", "Done", "Engine", "PoolEngine", "SerialEngine", "make_engine"]
+__all__ = ["DaskEngine", "Done", "Engine", "PoolEngine", "SerialEngine", "make_engine", "parse_engine"]
 
 #: (the task's key, its value or None, the exception it raised or None)
 Done = tuple[Hashable, Any, BaseException | None]
@@ -125,21 +125,14 @@ class DaskEngine:
     @classmethod
     def start(cls, spec: str) -> DaskEngine:
         """``local``, ``local:N`` or a scheduler address."""
+        kind, value = parse_engine(spec)
         distributed = _distributed()
-        if spec == "local" or spec.startswith("local:"):
-            count = spec.partition(":")[2]
-            if count and (not count.isdigit() or int(count) < 1):
-                raise ValueError(f"local:N needs a number of workers >= 1, got {spec!r}")
-            n = int(count) if count else (os.cpu_count() or 1)
+        if kind == "local":
             cluster = distributed.LocalCluster(
-                n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=40
+                n_workers=value, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=40
             )
             return cls(distributed.Client(cluster), cluster, owned=True)
-        if "://" not in spec:
-            raise ValueError(
-                f"--dask takes local, local:N or a scheduler address (tcp://host:8786), got {spec!r}"
-            )
-        return cls(distributed.Client(spec), owned=True)
+        return cls(distributed.Client(value), owned=True)
 
     @property
     def workers(self) -> int:
@@ -189,16 +182,33 @@ def _distributed() -> Any:
         raise ValueError(f"--dask needs dask.distributed: {DASK_EXTRA}") from None
 
 
+def parse_engine(engine: str | None) -> tuple[str, Any]:
+    """``("serial", 1)``, ``("processes", N)``, ``("local", N)`` or ``("address", ADDRESS)``; a
+    ``ValueError`` for anything else (found before anything starts)."""
+    if engine is None or engine == "serial":
+        return "serial", 1
+    kind, _, count = engine.partition(":")
+    if kind in ("processes", "local") and "://" not in engine:
+        count = count or str(os.cpu_count() or 1)
+        if not count.isdigit() or int(count) < 1:
+            raise ValueError(f"{kind}:N needs a number of workers >= 1, got {engine!r}")
+        return kind, int(count)
+    if "://" in engine:
+        return "address", engine
+    raise ValueError(
+        f"the engine is serial, processes:N, local, local:N or a Dask scheduler address "
+        f"(tcp://host:8786), got {engine!r}"
+    )
+
+
 def make_engine(engine: str | None, client: Any = None) -> Engine:
     """``None``/``"serial"``: this process; ``"processes:N"``: a process pool; ``"local[:N]"`` or a
     scheduler address: Dask; ``client``: that Dask client."""
     if client is not None:
         return DaskEngine(client)
-    if engine is None or engine == "serial":
+    kind, value = parse_engine(engine)
+    if kind == "serial" or (kind == "processes" and value == 1):
         return SerialEngine()
-    if engine.startswith("processes"):
-        count = engine.partition(":")[2] or str(os.cpu_count() or 1)
-        if not count.isdigit() or int(count) < 1:
-            raise ValueError(f"processes:N needs a number of processes >= 1, got {engine!r}")
-        return PoolEngine(int(count)) if int(count) > 1 else SerialEngine()
-    return DaskEngine.start(engine)
+    if kind == "processes":
+        return PoolEngine(value)
+    return DaskEngine.start(str(engine))
