@@ -172,3 +172,22 @@ def test_memory_urls_in_process() -> None:
     result = ta.check_files("memory:///fleet-run/day/*.jsonl", whole_trace)
     assert [r.trace_id for r in result] == [trace_id(i) for i in range(3)]
     assert result.stats.files == 1 and result.passed
+
+
+def test_a_process_pool_that_breaks_reports_every_file_once(tmp_path: Path) -> None:
+    """--jobs has no retries: a worker process that dies breaks the pool, and the files not finished
+    are reported unreadable, each once, and the run ends instead of hanging or crashing."""
+    for i in range(8):
+        write_collector_file(tmp_path / f"f{i}.jsonl", i, 1)
+    (tmp_path / "dies.py").write_text(
+        "import os\n\ndef dies(a):\n    if a.trace.spans[0].trace_id.endswith('4'):\n        os._exit(3)\n",
+        encoding="utf-8",
+    )
+    result = ta.check_files(tmp_path, str(tmp_path / "dies.py"), engine="processes:2")
+    by_file: dict[str, int] = {}
+    for r in result:
+        by_file[Path(r.path).name] = by_file.get(Path(r.path).name, 0) + 1
+    assert by_file == {f"f{i}.jsonl": 1 for i in range(8)}
+    stats = result.stats
+    assert stats.files == 8 and stats.unreadable_files >= 1 and not result.passed
+    assert stats.policies["dies"].unreadable == stats.unreadable_files
