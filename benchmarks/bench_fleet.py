@@ -23,6 +23,7 @@ import argparse
 import copy
 import importlib
 import json
+import resource
 import tempfile
 import time
 from pathlib import Path
@@ -63,10 +64,10 @@ def write_files(folder: Path, files: int, spans: int, per_line: int) -> int:
         rows = []
         for t in range(traces):
             tid = f"{f * traces + t + 1:032x}"
-            for resource, scope, span in base:
+            for res, scope, span in base:
                 copied = copy.copy(span)
                 copied["traceId"] = tid
-                rows.append((resource, scope, copied))
+                rows.append((res, scope, copied))
         lines = [
             json.dumps(
                 {
@@ -88,10 +89,25 @@ def write_files(folder: Path, files: int, spans: int, per_line: int) -> int:
     return written
 
 
-def run(folder: Path, policy: str, **engine: Any) -> tuple[float, ta.FleetStats]:
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def run(folder: Path, policy: str, **engine: Any) -> tuple[float, float, ta.FleetStats]:
+    """Wall seconds, CPU seconds (this process, and the pool's processes once they are gone, or the
+    Dask workers' as they report it), and the aggregate."""
+    client = engine.get("client")
+    workers_before = client.run(time.process_time) if client is not None else {}
+    cpu = time.process_time() + _children_cpu()
     start = time.perf_counter()
     stats = ta.check_files(folder, policy, **engine).stats
-    return time.perf_counter() - start, stats
+    seconds = time.perf_counter() - start
+    cpu = time.process_time() + _children_cpu() - cpu
+    if client is not None:
+        after = client.run(time.process_time)
+        cpu += sum(after[w] - workers_before.get(w, 0.0) for w in after)
+    return seconds, cpu, stats
 
 
 def main() -> None:
@@ -119,26 +135,28 @@ def main() -> None:
         policy.write_text(POLICIES, encoding="utf-8")
 
         results: dict[str, float] = {}
+        cpus: dict[str, float] = {}
         expected = None
 
-        def record(name: str, seconds: float, stats: ta.FleetStats, workers: int) -> None:
+        def record(name: str, seconds: float, cpu: float, stats: ta.FleetStats, workers: int) -> None:
             nonlocal expected
             counts = (stats.files, stats.spans, stats.evaluated, stats.unreadable_files)
             if expected is None:
                 expected = counts
             ok = counts == expected and stats.files == args.files and stats.spans == spans
             results[name] = min(seconds, results.get(name, seconds))
+            cpus[name] = min(cpu, cpus.get(name, cpu))
             rate = spans / seconds
             print(
                 f"{name:<16} {seconds:8.2f} s  {args.files / seconds:9.1f} files/s  {rate:11,.0f} spans/s"
-                f"  {rate / workers:11,.0f} spans/s per worker"
+                f"  {rate / workers:11,.0f} spans/s per worker  {cpu:8.1f} CPU s"
                 + ("" if ok else f"  the run failed: {counts}"),
                 flush=True,
             )
 
         from distributed import Client, LocalCluster
 
-        def on_dask(n: int) -> tuple[float, ta.FleetStats]:
+        def on_dask(n: int) -> tuple[float, float, ta.FleetStats]:
             start = time.perf_counter()
             cluster = LocalCluster(
                 n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=50
@@ -162,8 +180,8 @@ def main() -> None:
         # round robin: a load that comes and goes on a shared machine hits every engine alike
         for _ in range(args.repeat):
             for name, workers, go in engines:
-                seconds, stats = go()
-                record(name, seconds, stats, workers)
+                seconds, cpu, stats = go()
+                record(name, seconds, cpu, stats, workers)
         for n, seconds in sorted(startups.items()):
             summary.info(f"Dask LocalCluster start-up, {n} worker(s)", f"{seconds:.2f} s")
 
@@ -173,6 +191,10 @@ def main() -> None:
     summary.ratio("Dask local:2 / process pool --jobs 2 (time)", ratio)
     summary.ratio("Dask local:1 / --jobs 1 (time)", results["--dask local:1"] / results["--jobs 1"])
     summary.target("Dask within 1.3x of the process pool at 2 workers", f"{ratio:.2f}x", ratio <= 1.3)
+    # CPU seconds are what a loaded machine changes least: the overhead itself, without the waiting
+    summary.ratio("CPU seconds, Dask local:2 / --jobs 2", cpus["--dask local:2"] / cpus["--jobs 2"])
+    for name, cpu in cpus.items():
+        summary.info(f"CPU {name}", f"{cpu:.1f} s, {cpu / spans * 1e6:.1f} s per million spans")
     per_worker = spans / results["--dask local:2"] / 2
     day = args.billion / (per_worker * args.workers)
     summary.info(
