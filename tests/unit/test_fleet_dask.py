@@ -8,6 +8,7 @@ import signal
 import subprocess
 import sys
 import time
+import warnings
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -41,9 +42,11 @@ def client() -> Iterator[Any]:
     old = os.environ.get("PYTHONPATH")
     os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT / "src"), old]))
     try:
-        cluster = distributed.LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=50
-        )
+        with warnings.catch_warnings():  # the scheduler's HTTP port taken by another cluster: it moves
+            warnings.filterwarnings("ignore", "Port .* is already in use", UserWarning)
+            cluster = distributed.LocalCluster(
+                n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=50
+            )
     finally:
         if old is None:
             del os.environ["PYTHONPATH"]

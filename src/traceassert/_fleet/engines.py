@@ -15,6 +15,7 @@ import contextlib
 import importlib
 import os
 import time
+import warnings
 from collections import deque
 from collections.abc import Callable, Hashable
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
@@ -128,9 +129,15 @@ class DaskEngine:
         kind, value = parse_engine(spec)
         distributed = _distributed()
         if kind == "local":
-            cluster = distributed.LocalCluster(
-                n_workers=value, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=40
-            )
+            with warnings.catch_warnings():  # the scheduler's HTTP port taken: it picks another one
+                warnings.filterwarnings("ignore", "Port .* is already in use", UserWarning)
+                cluster = distributed.LocalCluster(
+                    n_workers=value,
+                    threads_per_worker=1,
+                    processes=True,
+                    dashboard_address=None,
+                    silence_logs=40,
+                )
             return cls(distributed.Client(cluster), cluster, owned=True)
         return cls(distributed.Client(value), owned=True)
 
