@@ -6,15 +6,14 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, TextIO
 
 if TYPE_CHECKING:
     from ._trace import Trace
 
-__all__ = ["check_file", "main", "run"]
+__all__ = ["main", "run"]
 
 EXIT_OK, EXIT_FAILED, EXIT_UNREADABLE = 0, 1, 2
 EXAMPLE = "pydantic_ai_scenario.json"
@@ -24,11 +23,6 @@ _SHOW_EPILOG = """examples:
   traceassert show run.json               one file (any supported format, gzip too)
   traceassert show traces/ --durations    every trace file in a folder, as one trace
   traceassert show --html report.html a.json b.json   an HTML page, one section per file (or trace id)
-"""
-_CHECK_EPILOG = """examples:
-  traceassert check run.json --called-tool get_weather --no-failed-tools
-  traceassert check traces/*.json --called-agent planner --under-token-limit 5000 --jobs 4
-exit status: 0 all checks passed, 1 a check failed (its message is printed), 2 unreadable input
 """
 _CONVERT_EPILOG = """examples:
   traceassert convert collector.jsonl.gz trace.otlp.json
@@ -125,128 +119,6 @@ def _cmd_convert(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-# -- check ---------------------------------------------------------------------------------------
-
-
-def _checks(args: argparse.Namespace) -> list[tuple[str, tuple[Any, ...]]]:
-    checks: list[tuple[str, tuple[Any, ...]]] = []
-    checks.extend(("called_tool", (name,)) for name in args.called_tool or ())
-    checks.extend(("does_not_call_tool", (name,)) for name in args.does_not_call_tool or ())
-    checks.extend(("called_agent", (name,)) for name in args.called_agent or ())
-    checks.extend(("does_not_call_agent", (name,)) for name in args.does_not_call_agent or ())
-    if args.under_token_limit is not None:
-        checks.append(("under_token_limit", (args.under_token_limit,)))
-    if args.under_duration is not None:
-        checks.append(("under_duration", (args.under_duration,)))
-    if args.no_failed_tools:
-        checks.append(("no_failed_tools", ()))
-    return checks
-
-
-def check_file(path: str, fmt: str | None, checks: list[tuple[str, tuple[Any, ...]]]) -> tuple[int, str]:
-    """Run the checks on one file: (exit status, message). Used by ``check`` (in worker processes too).
-
-    Never raises: a file that cannot be read, or that makes the reader or a check fail unexpectedly, is
-    reported with EXIT_UNREADABLE so that the other files still get their results.
-    """
-    from ._errors import TraceLoadError
-
-    try:
-        trace = _load([path], fmt)
-    except (TraceLoadError, OSError) as exc:
-        return EXIT_UNREADABLE, f"{path}: cannot read: {exc}"
-    except Exception as exc:  # a file that crashes the reader must not stop the other files
-        return EXIT_UNREADABLE, f"{path}: cannot read: internal error {type(exc).__name__}: {exc}"
-    try:
-        return _run_checks(trace, path, checks)
-    except Exception as exc:
-        return EXIT_UNREADABLE, f"{path}: cannot check: internal error {type(exc).__name__}: {exc}"
-
-
-def _run_checks(trace: Trace, path: str, checks: list[tuple[str, tuple[Any, ...]]]) -> tuple[int, str]:
-    from ._asserter import TraceAsserter, soft
-    from ._errors import TraceAssertionError
-    from ._render import describe_tool
-
-    asserter = TraceAsserter(trace)
-    try:
-        with soft():
-            for name, params in checks:
-                if name != "no_failed_tools":
-                    getattr(asserter, name)(*params)
-                    continue
-                failed = [t for t in trace.tool_executions if t.failed]
-                if failed:
-                    listing = "\n".join(f"  - {describe_tool(t)}" for t in failed)
-                    asserter._fail(
-                        "--no-failed-tools",
-                        f"expected no failed tool execution, found {len(failed)}",
-                        details=listing,
-                    )
-    except TraceAssertionError as exc:
-        return EXIT_FAILED, f"{path}: FAILED\n{exc}"
-    return EXIT_OK, f"{path}: ok"
-
-
-def _check_paths(paths: Sequence[str]) -> tuple[list[str], list[tuple[int, str]]]:
-    """The files to check, and a result for each argument that names none (missing, or a folder
-    without trace files): reported like an unreadable file, without stopping the others."""
-    from ._errors import TraceLoadError
-    from ._loaders.read import expand_paths
-
-    files: list[str] = []
-    unreadable: list[tuple[int, str]] = []
-    for path in paths:
-        try:
-            files.extend(str(p) for p in expand_paths(path))
-        except TraceLoadError as exc:
-            unreadable.append((EXIT_UNREADABLE, f"{path}: cannot read: {exc}"))
-    return files, unreadable
-
-
-def _progress(done: int, total: int, stream: TextIO) -> None:
-    width = 30
-    filled = int(width * done / total) if total else width
-    stream.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} files")
-    if done == total:
-        stream.write("\n")
-    stream.flush()
-
-
-def _cmd_check(args: argparse.Namespace) -> int:
-    checks = _checks(args)
-    if not checks:
-        print("traceassert check: give at least one check (see --help)", file=sys.stderr)
-        return EXIT_UNREADABLE
-    files, results = _check_paths(args.files)
-    show_progress = len(files) > 1 and sys.stderr.isatty() and not args.quiet
-    if args.jobs > 1 and len(files) > 1:
-        with ProcessPoolExecutor(max_workers=args.jobs) as pool:
-            futures = [pool.submit(check_file, f, args.format, checks) for f in files]
-            for i, (f, fut) in enumerate(zip(files, futures, strict=True), 1):
-                try:
-                    results.append(fut.result())
-                except Exception as exc:  # e.g. a worker process that died
-                    results.append((EXIT_UNREADABLE, f"{f}: cannot check: {type(exc).__name__}: {exc}"))
-                if show_progress:
-                    _progress(i, len(files), sys.stderr)
-    else:
-        for i, f in enumerate(files, 1):
-            results.append(check_file(f, args.format, checks))
-            if show_progress:
-                _progress(i, len(files), sys.stderr)
-    worst = EXIT_OK
-    for status, message in results:
-        if status != EXIT_OK or not args.quiet:
-            print(message)
-        worst = max(worst, status)
-    passed = sum(1 for s, _ in results if s == EXIT_OK)
-    failed = sum(1 for s, _ in results if s == EXIT_FAILED)
-    unreadable = sum(1 for s, _ in results if s == EXIT_UNREADABLE)
-    print(f"{passed} passed, {failed} failed" + (f", {unreadable} unreadable" if unreadable else ""))
-    return worst
-
-
 # -- parser --------------------------------------------------------------------------------------
 
 
@@ -285,25 +157,9 @@ def _parser() -> argparse.ArgumentParser:
     add_format(show)
     show.set_defaults(func=_cmd_show)
 
-    check = sub.add_parser(
-        "check",
-        help="run checks on trace files",
-        epilog=_CHECK_EPILOG,
-        formatter_class=raw,
-        description="Run checks on each trace file; print the asserter's message for each that fails.",
-    )
-    check.add_argument("files", nargs="+", metavar="FILE", help="trace files or folders")
-    check.add_argument("--called-tool", action="append", metavar="NAME")
-    check.add_argument("--does-not-call-tool", action="append", metavar="NAME")
-    check.add_argument("--called-agent", action="append", metavar="NAME")
-    check.add_argument("--does-not-call-agent", action="append", metavar="NAME")
-    check.add_argument("--under-token-limit", type=_limit(int), metavar="N")
-    check.add_argument("--under-duration", type=_limit(float), metavar="SECONDS")
-    check.add_argument("--no-failed-tools", action="store_true", help="fail when any tool execution failed")
-    check.add_argument("--jobs", "-j", type=int, default=1, help="check files in N processes")
-    check.add_argument("--quiet", "-q", action="store_true", help="print only failures and the total")
-    add_format(check)
-    check.set_defaults(func=_cmd_check)
+    from ._fleet.commands import add_check_command
+
+    add_check_command(sub, add_format)
 
     convert = sub.add_parser(
         "convert",
@@ -339,22 +195,6 @@ def _parser() -> argparse.ArgumentParser:
 
     add_commands(sub, _load, add_format)
     return parser
-
-
-def _limit(kind: type[int] | type[float]) -> Any:
-    """An argparse type: a number >= 0 (a negative or NaN limit is a usage error, never a pass)."""
-
-    def parse(text: str) -> int | float:
-        try:
-            value = kind(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-        if not value >= 0:
-            raise argparse.ArgumentTypeError(f"must be a number >= 0, got {text!r}")
-        return value
-
-    parse.__name__ = kind.__name__
-    return parse
 
 
 def _version() -> str:

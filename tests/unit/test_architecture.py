@@ -11,7 +11,17 @@ import pytest
 SRC = Path(__file__).resolve().parents[2] / "src" / "traceassert"
 
 #: the pipeline stages, each a sub-package (docs/architecture.md)
-STAGES = ("_model", "_loaders", "_dialects", "_reconstruct", "_checks", "_evaluation", "_golden", "_report")
+STAGES = (
+    "_model",
+    "_loaders",
+    "_dialects",
+    "_reconstruct",
+    "_checks",
+    "_evaluation",
+    "_golden",
+    "_report",
+    "_fleet",
+)
 
 
 def module_name(path: Path, root: Path) -> str:

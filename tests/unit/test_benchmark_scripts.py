@@ -56,6 +56,15 @@ BROKEN = ("failed:", "the run failed", "the check failed", "the benchmark is wro
                 "target OpenInference: has_attribute <= 5 ms",
             ],
         ),
+        (
+            "bench_fleet.py",
+            ["--files", "6", "--spans", "50", "--per-line", "20"],
+            [
+                "target Dask within 1.3x of the process pool at 2 workers",
+                "ratio Dask local:2 / process pool --jobs 2 (time)",
+                "projection: 1,000,000,000 spans on 100 workers",
+            ],
+        ),
     ],
 )
 def test_benchmark_script_runs(script: str, args: list[str], expected: list[str]) -> None:

@@ -8,6 +8,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -108,18 +109,18 @@ def test_check_reports_each_bad_file_and_checks_the_others(
 def test_check_survives_a_file_that_crashes_the_reader(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from traceassert import cli
+    from traceassert._fleet import work
 
     for name in ("a.json", "b.json"):
         shutil.copy(EXAMPLE, tmp_path / name)
-    real = cli._load
+    real = work.load_unit
 
-    def flaky(paths: list[str], fmt: str | None) -> ta.Trace:
-        if paths[0].endswith("a.json"):
+    def flaky(unit: Any, fmt: str | None, max_bytes: int | None = None) -> Any:
+        if unit.path.endswith("a.json"):
             raise RuntimeError("a bug in the reader")
-        return real(paths, fmt)
+        return real(unit, fmt)
 
-    monkeypatch.setattr(cli, "_load", flaky)
+    monkeypatch.setattr(work, "load_unit", flaky)
     assert main(["check", str(tmp_path), "--called-tool", "get_weather"]) == 2
     out = capsys.readouterr().out
     assert "a.json: cannot read: internal error RuntimeError: a bug in the reader" in out

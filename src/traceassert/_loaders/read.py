@@ -3,15 +3,24 @@
 from __future__ import annotations
 
 import codecs
-import io
 import os
 import zlib
 from collections.abc import Iterable
 from pathlib import Path
+from typing import BinaryIO
 
 from .._errors import TraceLoadError
 
-__all__ = ["DEFAULT_MAX_BYTES", "TRACE_SUFFIXES", "decode_text", "expand_paths", "read_bytes"]
+__all__ = [
+    "DEFAULT_MAX_BYTES",
+    "GZIP_MAGIC",
+    "TRACE_SUFFIXES",
+    "decode_text",
+    "expand_paths",
+    "is_trace_name",
+    "read_bytes",
+    "read_stream",
+]
 
 #: Largest (decompressed) file read unless the caller says otherwise: 1 GiB.
 DEFAULT_MAX_BYTES = 1 << 30
@@ -19,7 +28,7 @@ DEFAULT_MAX_BYTES = 1 << 30
 #: Files a directory contributes (also gzip-compressed: ``.json.gz`` and so on).
 TRACE_SUFFIXES = (".json", ".jsonl", ".ndjson")
 
-_GZIP_MAGIC = b"\x1f\x8b"
+GZIP_MAGIC = _GZIP_MAGIC = b"\x1f\x8b"
 _ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 _CHUNK = 1 << 20
 
@@ -47,7 +56,7 @@ def expand_paths(source: PathLike | Iterable[PathLike]) -> list[Path]:
             found = sorted(
                 p
                 for p in path.rglob("*")
-                if p.is_file() and _is_trace_name(p.name) and not _hidden(p.relative_to(path))
+                if p.is_file() and is_trace_name(p.name) and not _hidden(p.relative_to(path))
             )
             if not found:
                 raise TraceLoadError(
@@ -63,7 +72,7 @@ def expand_paths(source: PathLike | Iterable[PathLike]) -> list[Path]:
     return out
 
 
-def _is_trace_name(name: str) -> bool:
+def is_trace_name(name: str) -> bool:
     name = name.lower()
     if name.endswith(".gz"):
         name = name[:-3]
@@ -84,18 +93,24 @@ def read_bytes(path: Path, max_bytes: int | None, warnings: list[str]) -> bytes:
     where = str(path)
     try:
         with path.open("rb") as fh:
-            head = fh.read(4)
-            fh.seek(0)
-            if head[:2] == _GZIP_MAGIC:
-                return _gunzip(fh, where, max_bytes, warnings)
-            if head == _ZSTD_MAGIC:
-                raise TraceLoadError(
-                    "the file is zstd-compressed; decompress it first (for example `zstd -d FILE`)",
-                    path=where,
-                )
-            data = fh.read() if max_bytes is None else fh.read(max_bytes + 1)
+            return read_stream(fh, where, max_bytes, warnings)
     except OSError as exc:
         raise TraceLoadError(f"cannot read the file: {exc.strerror or exc}", path=where) from None
+
+
+def read_stream(fh: BinaryIO, where: str, max_bytes: int | None, warnings: list[str]) -> bytes:
+    """Like ``read_bytes`` for a file already open (binary, seekable): a local file, or one that
+    fsspec opened from object storage. ``where`` names it in errors and warnings."""
+    head = fh.read(4)
+    fh.seek(0)
+    if head[:2] == _GZIP_MAGIC:
+        return _gunzip(fh, where, max_bytes, warnings)
+    if head == _ZSTD_MAGIC:
+        raise TraceLoadError(
+            "the file is zstd-compressed; decompress it first (for example `zstd -d FILE`)",
+            path=where,
+        )
+    data = fh.read() if max_bytes is None else fh.read(max_bytes + 1)
     if max_bytes is not None and len(data) > max_bytes:
         raise TraceLoadError(
             f"the file is larger than the limit of {max_bytes} bytes (max_bytes)", path=where
@@ -103,7 +118,7 @@ def read_bytes(path: Path, max_bytes: int | None, warnings: list[str]) -> bytes:
     return data
 
 
-def _gunzip(fh: io.BufferedReader, where: str, max_bytes: int | None, warnings: list[str]) -> bytes:
+def _gunzip(fh: BinaryIO, where: str, max_bytes: int | None, warnings: list[str]) -> bytes:
     parts: list[bytes] = []
     size = 0
     consumed = 0

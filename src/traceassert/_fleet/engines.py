@@ -1,0 +1,221 @@
+"""Where units of work run: in this process, in a process pool (``--jobs N``), or on Dask.
+
+Every engine has the same small interface: ``submit(key, fn, *args)``, ``next_done()`` (the next task
+to finish, in finishing order, so results stream), ``pending()``, ``cancel()`` and ``close()``. The
+driver keeps a bounded number of tasks in flight, so the client never holds every result at once.
+
+Dask: ``local`` / ``local:N`` start a ``LocalCluster`` of N worker processes with one thread each;
+``tcp://host:8786`` (any scheduler address) connects to a running scheduler; a ``Client`` passed in is
+used as it is and left open. A task whose worker dies is run again by Dask on another worker.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import os
+import time
+import warnings
+from collections import deque
+from collections.abc import Callable, Hashable
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from typing import Any, Protocol
+
+__all__ = ["DaskEngine", "Done", "Engine", "PoolEngine", "SerialEngine", "make_engine", "parse_engine"]
+
+#: (the task's key, its value or None, the exception it raised or None)
+Done = tuple[Hashable, Any, BaseException | None]
+
+DASK_EXTRA = "pip install 'traceassert[fleet]'"
+#: seconds between two counts of a Dask cluster's workers
+_RECOUNT_S = 5.0
+
+
+class Engine(Protocol):
+    @property
+    def workers(self) -> int:
+        """How many tasks run at once."""
+
+    def submit(self, key: Hashable, fn: Callable[..., Any], *args: Any) -> None: ...
+    def next_done(self) -> Done: ...
+    def pending(self) -> int: ...
+    def cancel(self) -> None: ...
+    def close(self) -> None: ...
+
+
+class SerialEngine:
+    """Runs each task in this process, when asked for the next result."""
+
+    workers = 1
+
+    def __init__(self) -> None:
+        self._queue: deque[tuple[Hashable, Callable[..., Any], tuple[Any, ...]]] = deque()
+
+    def submit(self, key: Hashable, fn: Callable[..., Any], *args: Any) -> None:
+        self._queue.append((key, fn, args))
+
+    def next_done(self) -> Done:
+        key, fn, args = self._queue.popleft()
+        try:
+            return key, fn(*args), None
+        except Exception as exc:
+            return key, None, exc
+
+    def pending(self) -> int:
+        return len(self._queue)
+
+    def cancel(self) -> None:
+        self._queue.clear()
+
+    def close(self) -> None:
+        self._queue.clear()
+
+
+class PoolEngine:
+    """A ``ProcessPoolExecutor`` of ``jobs`` processes."""
+
+    def __init__(self, jobs: int) -> None:
+        self.workers = max(1, jobs)
+        self._pool = ProcessPoolExecutor(max_workers=self.workers)
+        self._futures: dict[Future[Any], Hashable] = {}
+        self._done: deque[Done] = deque()
+
+    def submit(self, key: Hashable, fn: Callable[..., Any], *args: Any) -> None:
+        try:
+            self._futures[self._pool.submit(fn, *args)] = key
+        except Exception as exc:  # a broken pool (a worker process died) takes no more work
+            self._done.append((key, None, exc))
+
+    def next_done(self) -> Done:
+        if not self._done:
+            finished, _ = wait(list(self._futures), return_when=FIRST_COMPLETED)
+            for fut in finished:
+                key = self._futures.pop(fut)
+                exc = fut.exception()
+                self._done.append((key, None if exc is not None else fut.result(), exc))
+        return self._done.popleft()
+
+    def pending(self) -> int:
+        return len(self._futures) + len(self._done)
+
+    def cancel(self) -> None:
+        for fut in self._futures:
+            fut.cancel()
+        self._pool.shutdown(wait=False, cancel_futures=True)
+        self._futures.clear()
+        self._done.clear()
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=True, cancel_futures=True)
+
+
+class DaskEngine:
+    """Tasks on a Dask cluster through a ``distributed.Client``; ``as_completed`` streams them back."""
+
+    def __init__(self, client: Any, cluster: Any = None, owned: bool = False) -> None:
+        self.client = client
+        self._cluster = cluster
+        self._owned = owned
+        self._workers = 1
+        self._counted_at = -_RECOUNT_S
+        #: the future's key -> (the future, the task's key)
+        self._futures: dict[str, tuple[Any, Hashable]] = {}
+        # results are gathered in the background, a batch at a time, while the client works on the last one
+        self._completed: Any = _distributed().as_completed(with_results=True, raise_errors=False)
+
+    @classmethod
+    def start(cls, spec: str) -> DaskEngine:
+        """``local``, ``local:N`` or a scheduler address."""
+        kind, value = parse_engine(spec)
+        distributed = _distributed()
+        if kind == "local":
+            with warnings.catch_warnings():  # the scheduler's HTTP port taken: it picks another one
+                warnings.filterwarnings("ignore", "Port .* is already in use", UserWarning)
+                cluster = distributed.LocalCluster(
+                    n_workers=value,
+                    threads_per_worker=1,
+                    processes=True,
+                    dashboard_address=None,
+                    silence_logs=40,
+                )
+            return cls(distributed.Client(cluster), cluster, owned=True)
+        return cls(distributed.Client(value), owned=True)
+
+    @property
+    def workers(self) -> int:
+        """The threads of the cluster's workers, counted again every few seconds (workers come and go)."""
+        now = time.monotonic()
+        if now - self._counted_at >= _RECOUNT_S:
+            self._counted_at = now
+            with contextlib.suppress(Exception):  # the scheduler is busy or gone: keep the last count
+                self._workers = max(1, sum(self.client.nthreads().values()))
+        return self._workers
+
+    def submit(self, key: Hashable, fn: Callable[..., Any], *args: Any) -> None:
+        future = self.client.submit(fn, *args, pure=False, retries=2)
+        self._futures[future.key] = (future, key)
+        self._completed.add(future)
+
+    def next_done(self) -> Done:
+        future, value = next(self._completed)
+        _, key = self._futures.pop(future.key)
+        future.release()
+        if isinstance(value, BaseException):  # e.g. KilledWorker: the task's workers died too often
+            return key, None, value
+        return key, value, None
+
+    def pending(self) -> int:
+        return len(self._futures)
+
+    def cancel(self) -> None:
+        futures = [future for future, _ in self._futures.values()]
+        self._completed.clear()
+        self._futures.clear()
+        if futures:
+            self.client.cancel(futures)
+
+    def close(self) -> None:
+        if self._owned:
+            self.client.close()
+            if self._cluster is not None:
+                self._cluster.close()
+
+
+def _distributed() -> Any:
+    """``dask.distributed``, untyped: the one place it is imported (as Any)."""
+    try:
+        return importlib.import_module("distributed")
+    except ImportError:
+        raise ValueError(f"--dask needs dask.distributed: {DASK_EXTRA}") from None
+
+
+def parse_engine(engine: str | None) -> tuple[str, Any]:
+    """``("serial", 1)``, ``("processes", N)``, ``("local", N)`` or ``("address", ADDRESS)``; a
+    ``ValueError`` for anything else (found before anything starts)."""
+    if engine is None or engine == "serial":
+        return "serial", 1
+    kind, _, count = engine.partition(":")
+    if kind in ("processes", "local") and "://" not in engine:
+        count = count or str(os.cpu_count() or 1)
+        if not count.isdigit() or int(count) < 1:
+            raise ValueError(f"{kind}:N needs a number of workers >= 1, got {engine!r}")
+        return kind, int(count)
+    if "://" in engine:
+        return "address", engine
+    raise ValueError(
+        f"the engine is serial, processes:N, local, local:N or a Dask scheduler address "
+        f"(tcp://host:8786), got {engine!r}"
+    )
+
+
+def make_engine(engine: str | None, client: Any = None) -> Engine:
+    """``None``/``"serial"``: this process; ``"processes:N"``: a process pool; ``"local[:N]"`` or a
+    scheduler address: Dask; ``client``: that Dask client."""
+    if client is not None:
+        return DaskEngine(client)
+    kind, value = parse_engine(engine)
+    if kind == "serial" or (kind == "processes" and value == 1):
+        return SerialEngine()
+    if kind == "processes":
+        return PoolEngine(value)
+    return DaskEngine.start(str(engine))

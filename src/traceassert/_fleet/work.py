@@ -1,0 +1,180 @@
+"""One unit of work: read a file (or a line range of one), group its spans by trace id, run every policy
+on each trace (or on the file), and give back the results. Never raises: what cannot be read is an
+``unreadable`` result, and a policy that raises something else than an assertion is an ``error``
+outcome, so that one bad file or one buggy policy never stops a run over thousands of files."""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from .._errors import TraceAssertWarning, TraceLoadError
+from .._loaders import DEFAULT_MAX_BYTES, parse_spans
+from .._loaders.redact import redact_text, set_redacting
+from .._model.span import Span
+from .policy import Policy
+from .results import ERROR, FAILED, PASSED, Outcome, TraceResult
+from .sources import Unit, read_unit
+from .stats import FleetStats
+
+if TYPE_CHECKING:
+    from .._trace import Trace
+
+__all__ = ["UnitResult", "evaluate", "load_unit", "run_traces", "run_unit"]
+
+
+@dataclass
+class UnitResult:
+    """The results of one unit; ``error``: the unit could not be read (then ``results`` is empty)."""
+
+    unit: Unit
+    results: list[TraceResult] = field(default_factory=list)
+    spans: int = 0
+    error: str | None = None
+    #: the facts of every result, merged (then the results carry none): less to send back
+    facts: FleetStats | None = None
+
+    def merge_facts(self) -> UnitResult:
+        """Move the results' facts into ``facts``, one aggregate for the unit."""
+        merged = FleetStats(max_examples=0)
+        for result in self.results:
+            if result.facts is not None:
+                merged.update(result.facts)
+                result.facts = None
+        self.facts = merged
+        return self
+
+
+def load_unit(
+    unit: Unit, fmt: str | None, max_bytes: int | None = DEFAULT_MAX_BYTES
+) -> tuple[list[Span], list[str]]:
+    """The spans of a unit and the warnings of what had to be repaired to read them."""
+    notes: list[str] = []
+    data = read_unit(unit, max_bytes, notes)
+    loaded = parse_spans(data, format=fmt, name=unit.where)
+    return loaded.spans, [*notes, *loaded.warnings]
+
+
+def run_unit(
+    unit: Unit,
+    policies: list[Policy],
+    fmt: str | None,
+    redact: bool = True,
+    max_bytes: int | None = DEFAULT_MAX_BYTES,
+) -> UnitResult:
+    """Read one unit and run the policies (their scopes decided) on it; ``redact``: failure messages
+    with secrets redacted (the default)."""
+    try:
+        spans, notes = load_unit(unit, fmt, max_bytes)
+    except (TraceLoadError, OSError) as exc:
+        return UnitResult(unit, error=f"cannot read: {exc}")
+    except Exception as exc:  # a file that crashes the reader must not stop the other files
+        return UnitResult(unit, error=f"cannot read: internal error {type(exc).__name__}: {exc}")
+    done = UnitResult(unit, evaluate(unit.path, spans, notes, policies, redact), len(spans))
+    # a range of a split file keeps each trace's facts: a trace cut across ranges is dropped later
+    return done.merge_facts() if unit.count == 1 else done
+
+
+def run_traces(
+    units: list[Unit], trace_ids: Iterable[str], policies: list[Policy], fmt: str | None, redact: bool = True
+) -> UnitResult:
+    """The follow-up of a split file: the traces whose spans are in several of its ranges, read from
+    those ranges only and evaluated whole (with the ``per="trace"`` policies)."""
+    wanted = set(trace_ids)
+    spans: list[Span] = []
+    for unit in units:
+        try:
+            found, _ = load_unit(unit, fmt, None)
+        except Exception as exc:
+            return UnitResult(units[0], error=f"cannot read: {type(exc).__name__}: {exc}")
+        spans.extend(s for s in found if s.trace_id in wanted)
+    trace_policies = [p for p in policies if p.per == "trace"]
+    return UnitResult(units[0], evaluate(units[0].path, spans, [], trace_policies, redact), len(spans))
+
+
+def evaluate(
+    path: str, spans: list[Span], notes: list[str], policies: list[Policy], redact: bool = True
+) -> list[TraceResult]:
+    """The results of the policies on the spans of one file: one per trace id for the ``per="trace"``
+    policies, one for the file for the ``per="file"`` ones. The facts (tools, agents, models) go with
+    the per-trace results, or with the file's when every policy is ``per="file"``."""
+    per_trace = [p for p in policies if p.per != "file"]
+    per_file = [p for p in policies if p.per == "file"]
+    results: list[TraceResult] = []
+    was = set_redacting(redact)
+    try:
+        results = _evaluate(path, spans, notes, per_trace, per_file, redact)
+    finally:
+        set_redacting(was)
+    return results
+
+
+def _evaluate(
+    path: str,
+    spans: list[Span],
+    notes: list[str],
+    per_trace: list[Policy],
+    per_file: list[Policy],
+    redact: bool,
+) -> list[TraceResult]:
+    from .._trace import Trace
+
+    results: list[TraceResult] = []
+    with warnings.catch_warnings():
+        # repairs are in Trace.warnings; no Python warning noise from thousands of files
+        warnings.simplefilter("ignore", TraceAssertWarning)
+        if per_trace or not per_file:
+            groups: dict[str, list[Span]] = {}
+            for span in spans:
+                groups.setdefault(span.trace_id, []).append(span)
+            for trace_id, group in groups.items():
+                trace = Trace(group, source=path)
+                results.append(
+                    TraceResult(
+                        path, trace_id, _outcomes(trace, per_trace, redact), len(group), facts=_facts(trace)
+                    )
+                )
+        if per_file:
+            trace = Trace(spans, warnings=notes, source=path)
+            facts = None if per_trace else _facts(trace)
+            results.append(
+                TraceResult(path, None, _outcomes(trace, per_file, redact), len(spans), facts=facts)
+            )
+    return results
+
+
+def _facts(trace: Trace) -> FleetStats:
+    facts = FleetStats(max_examples=0)
+    facts.spans = len(trace.spans)
+    try:
+        facts.add_trace(trace)
+    except Exception:  # the aggregate is best effort: a trace that breaks it still gets its outcomes
+        facts = FleetStats(max_examples=0)
+        facts.spans = len(trace.spans)
+    return facts
+
+
+def _outcomes(trace: Trace, policies: list[Policy], redact: bool) -> tuple[Outcome, ...]:
+    from .._asserter import TraceAsserter
+    from .._trace import Ledger
+
+    out: list[Outcome] = []
+    for policy in policies:
+        trace.ledger = Ledger()  # what one policy acknowledged is not the next one's business
+        try:
+            policy.func(TraceAsserter(trace))
+        except AssertionError as exc:
+            out.append(Outcome(policy.name, FAILED, _text(str(exc), redact)))
+        except Exception as exc:
+            message = f"cannot check: internal error {type(exc).__name__}: {exc}"
+            out.append(Outcome(policy.name, ERROR, _text(message, redact)))
+        else:
+            out.append(Outcome(policy.name, PASSED))
+    return tuple(out)
+
+
+def _text(message: str, redact: bool) -> str:
+    """A policy's own message may quote any value: secrets are redacted like the asserter's."""
+    return redact_text(message) if redact else message

@@ -1,0 +1,141 @@
+"""Fleet checks on a real Dask LocalCluster (worker processes): totals counted exactly once, a worker
+killed mid-run, file:// URLs, and the command line's --dask."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+import warnings
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import traceassert as ta
+from tests._fleetdata import SPANS_PER_TRACE, need, write_collector_file
+
+ROOT = Path(__file__).resolve().parents[2]
+
+distributed = need("distributed")
+
+SLOW = """
+import time
+
+import traceassert as ta
+
+
+@ta.policy(name="slow weather")
+def slow_weather(a):
+    time.sleep(0.05)
+    a.called_tool("get_weather")
+"""
+
+
+@pytest.fixture(scope="module")
+def client() -> Iterator[Any]:
+    """Two worker processes, one thread each; the workers import traceassert from this checkout."""
+    old = os.environ.get("PYTHONPATH")
+    os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT / "src"), old]))
+    try:
+        with warnings.catch_warnings():  # the scheduler's HTTP port taken by another cluster: it moves
+            warnings.filterwarnings("ignore", "Port .* is already in use", UserWarning)
+            cluster = distributed.LocalCluster(
+                n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=50
+            )
+    finally:
+        if old is None:
+            del os.environ["PYTHONPATH"]
+        else:
+            os.environ["PYTHONPATH"] = old
+    with distributed.Client(cluster) as c:
+        yield c
+    cluster.close()
+
+
+def _fleet(folder: Path, files: int, traces: int) -> Path:
+    folder.mkdir(exist_ok=True)
+    for i in range(files):
+        write_collector_file(folder / f"f{i:03}.jsonl", i * traces, traces)
+    (folder / "slow.py").write_text(SLOW, encoding="utf-8")
+    return folder
+
+
+def test_totals_on_a_cluster_equal_the_local_run(client: Any, tmp_path: Path) -> None:
+    folder = _fleet(tmp_path / "fleet", 12, 3)
+    policy = str(folder / "slow.py")
+    local = ta.check_files(folder, policy).stats
+    result = ta.check_files(f"file://{folder}/*.jsonl", policy, client=client)
+    seen = Counter((Path(r.path).name, r.trace_id) for r in result)
+    assert len(seen) == 36 and set(seen.values()) == {1}
+    remote = result.stats
+    assert (remote.files, remote.evaluated, remote.spans) == (12, 36, 36 * SPANS_PER_TRACE)
+    assert remote.to_json()["tools"] == local.to_json()["tools"]
+    assert remote.to_json()["agents"] == local.to_json()["agents"]
+    assert remote.policies["slow weather"].passed == 36
+    assert client.status == "running"  # a client passed in is left open
+
+
+def test_a_worker_killed_mid_run_loses_nothing_and_counts_nothing_twice(client: Any, tmp_path: Path) -> None:
+    folder = _fleet(tmp_path / "fleet", 40, 2)
+    result = ta.check_files(folder, str(folder / "slow.py"), client=client)
+    seen: Counter[tuple[str, str | None]] = Counter()
+    killed = None
+    for r in result:
+        seen[(Path(r.path).name, r.trace_id)] += 1
+        if killed is None:  # the first results are in: the run is going
+            pids = client.run(os.getpid)
+            killed = sorted(pids.values())[0]
+            os.kill(killed, signal.SIGKILL)
+    assert killed is not None
+    assert len(seen) == 80 and set(seen.values()) == {1}, seen.most_common(3)
+    stats = result.stats
+    assert (stats.files, stats.unreadable_files, stats.evaluated) == (40, 0, 80)
+    assert stats.policies["slow weather"].passed == 80
+    assert stats.tools["get_weather"].executions == 80
+    client.wait_for_workers(2, timeout=30)  # the nanny restarted it
+    assert killed not in client.run(os.getpid).values()
+
+
+def test_a_split_file_on_the_cluster(client: Any, tmp_path: Path) -> None:
+    folder = tmp_path / "big"
+    folder.mkdir()
+    path = write_collector_file(folder / "big.jsonl", 0, 10, spans_per_line=3)
+    (folder / "slow.py").write_text(SLOW, encoding="utf-8")
+    result = ta.check_files(
+        path, str(folder / "slow.py"), client=client, split_bytes=path.stat().st_size // 5
+    )
+    assert sorted(r.trace_id or "" for r in result) == [f"{i + 1:032x}" for i in range(10)]
+    assert result.passed and result.stats.spans == 10 * SPANS_PER_TRACE
+
+
+def test_the_command_line_starts_a_local_cluster(tmp_path: Path) -> None:
+    folder = _fleet(tmp_path / "fleet", 4, 2)
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    start = time.perf_counter()
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "traceassert",
+            "check",
+            str(folder),
+            "--policy",
+            str(folder / "slow.py"),
+            "--dask",
+            "local:2",
+            "-q",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-1] == "8 passed, 0 failed"
+    assert time.perf_counter() - start < 60
