@@ -6,7 +6,7 @@ import json
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from ._loaders.redact import redact_value, redacting
+from ._loaders.redact import redact_value, redacting, shown
 from ._model.records import AgentInvocation, Handoff, ModelCall, Retrieval, ToolExecution, ToolRequest
 from ._model.treeline import Text, TreeLine
 from ._reconstruct.turns import turn_headers
@@ -56,14 +56,6 @@ def _args(args: dict[str, Any], limit: int) -> str:
     if len(inner) > limit * 2:
         inner = inner[: limit * 2 - 1] + "…"
     return inner
-
-
-def shown(value: Any, key: str | None = None) -> Any:
-    """``value`` (found under attribute ``key``, when given) as failure messages list it: secrets
-    redacted, the whole value when the key itself looks secret, unless redaction is turned off."""
-    if not redacting():
-        return value
-    return redact_value(value) if key is None else redact_value({key: value})[key]
 
 
 def _shown(value: Any, redact: bool | None) -> Any:

@@ -34,6 +34,7 @@ __all__ = [
     "redact_value",
     "redacting",
     "set_redacting",
+    "shown",
 ]
 
 MAX_DEPTH = 64
@@ -48,6 +49,14 @@ _state = {"messages": True}
 def redacting() -> bool:
     """Whether failure messages and rendered trees are redacted (True unless turned off)."""
     return _state["messages"]
+
+
+def shown(value: Any, key: str | None = None) -> Any:
+    """``value`` (found under attribute ``key``, when given) as failure messages list it: secrets
+    redacted, the whole value when the key itself looks secret, unless redaction is turned off."""
+    if not redacting():
+        return value
+    return redact_value(value) if key is None else redact_value({key: value})[key]
 
 
 def set_redacting(enabled: bool) -> bool:
