@@ -221,3 +221,27 @@ def test_show_html_redacts_unless_told_not_to(tmp_path: Path) -> None:
     assert main(["show", "--html", str(kept), "--no-redact", str(source)]) == 0
     assert secret not in redacted.read_text(encoding="utf-8")
     assert secret in kept.read_text(encoding="utf-8")
+
+
+def _failed_rows(trace: ta.Trace) -> dict[str, bool]:
+    view = trace_view(trace)
+    name, failed = view["fields"].index("name"), view["fields"].index("failed")
+    return {row[name]: row[failed] for row in view["spans"]}
+
+
+def test_a_bar_is_failed_when_its_record_failed_not_when_control_flow_marked_it_error() -> None:
+    # the OpenAI Agents SDK marks the handoff span ERROR ("Multiple handoffs requested") although the
+    # handoff happened; the tree says handoff, so the bar is not marked failed. Spans of no record keep
+    # their status.
+    trace = ta.load_trace(
+        Path(__file__).parents[1] / "data" / "openinference_openai_agents_handoffs_parallel.json"
+    )
+    handoff = next(s for s in trace.spans if s.name == "handoff to bookings")
+    assert handoff.status.is_error and trace.handoffs
+    assert _failed_rows(trace)["handoff to bookings"] is False
+    # a tool that failed is marked, whether or not its span carries the error status
+    recorded = ta.load_trace(Path(__file__).parents[1] / "data" / "pydantic_ai_current.json")
+    assert _failed_rows(recorded)["execute_tool explode"] is True
+    unmarked = _tool_trace(**{"gen_ai.tool.call.arguments": "{}", "error.type": "ValueError"})
+    assert unmarked.tool_executions[0].failed and not unmarked.tool_executions[0].span.status.is_error
+    assert _failed_rows(unmarked)["execute_tool t"] is True

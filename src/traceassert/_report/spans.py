@@ -36,27 +36,33 @@ FIELDS = (
 )
 
 
-def span_kinds(trace: Trace) -> tuple[dict[int, str], set[int]]:
-    """``id(span) -> kind`` for the spans the reconstruction used, and the ids of the spans of failed
-    records (a failed tool whose span has no error status still shows as failed)."""
+def span_kinds(trace: Trace) -> tuple[dict[int, str], dict[int, bool]]:
+    """``id(span) -> kind`` for the spans the reconstruction used, and ``id(span) -> failed`` for the
+    spans of records: the record's verdict, not the span's status (a failed tool whose span has no error
+    status shows as failed; a handoff, or LangGraph's ``ParentCommand``, that the producer marked ERROR
+    routes control and does not)."""
     kinds: dict[int, str] = {}
-    failed: set[int] = set()
+    verdict: dict[int, bool] = {}
+
+    def judge(span: Span, failed: bool | None) -> None:
+        verdict[id(span)] = verdict.get(id(span), False) or bool(failed)
+
     for inv in trace.all_agents():
         for span in inv.spans or (inv.span,):
             kinds.setdefault(id(span), "agent")
-            if inv.failed:
-                failed.add(id(span))
+            judge(span, inv.failed)
     for call in trace.model_calls:
         for span in call.spans or ((call.span,) if call.span is not None else ()):
             kinds.setdefault(id(span), "model")
-            if call.failed:
-                failed.add(id(span))
+            judge(span, call.failed)
     for tool in trace.tool_executions:
         if tool.span is not None:
             kinds[id(tool.span)] = "tool"
-            if tool.failed:
-                failed.add(id(tool.span))
-    return kinds, failed
+            judge(tool.span, tool.failed)
+    for handoff in trace.handoffs:
+        if handoff.span is not None:
+            judge(handoff.span, False)
+    return kinds, verdict
 
 
 def tree_order(trace: Trace) -> list[tuple[Span, int, int]]:
@@ -74,7 +80,7 @@ def tree_order(trace: Trace) -> list[tuple[Span, int, int]]:
 def span_rows(trace: Trace, values: Values) -> tuple[list[list[Any]], dict[int, int], float]:
     """The waterfall's rows, ``id(span) -> row`` and the axis length in milliseconds."""
     ordered = tree_order(trace)
-    kinds, failed = span_kinds(trace)
+    kinds, verdicts = span_kinds(trace)
     starts = [s.start_ns for s, _, _ in ordered]
     t0 = min(starts) if starts else 0
     ends = [s.end_ns if s.end_ns is not None else s.start_ns for s, _, _ in ordered]
@@ -97,7 +103,7 @@ def span_rows(trace: Trace, values: Values) -> tuple[list[list[Any]], dict[int, 
                 kinds.get(id(span), "other"),
                 round((span.start_ns - t0) / 1e6, 3),
                 None if duration is None else round(duration, 3),
-                span.status.is_error or id(span) in failed,
+                verdicts.get(id(span), span.status.is_error),
                 status,
                 [[k, *values.shown(v, redacted=True)] for k, v in red.attributes.items()],
                 [
