@@ -6,7 +6,7 @@ import json
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from ._loaders.redact import redact_value, redacting, shown
+from ._loaders.redact import redact_value, redacting
 from ._model.records import AgentInvocation, Handoff, ModelCall, Retrieval, ToolExecution, ToolRequest
 from ._model.treeline import Text, TreeLine
 from ._reconstruct.turns import turn_headers
@@ -18,10 +18,10 @@ __all__ = [
     "TreeLine",
     "describe_request",
     "describe_tool",
+    "model_parts",
     "render_lines",
     "render_trace",
     "short",
-    "shown",
     "summarize",
 ]
 
@@ -90,7 +90,8 @@ def _describe_handoff(handoff: Handoff) -> str:
     return text
 
 
-def _describe_model(call: ModelCall, limit: int = 120) -> str:
+def model_parts(call: ModelCall) -> list[str]:
+    """What a model call's line says first: operation, model, tokens and finish reasons."""
     parts = [call.operation or "model call"]
     if call.model:
         parts.append(call.model)
@@ -100,6 +101,11 @@ def _describe_model(call: ModelCall, limit: int = 120) -> str:
         parts.append("tokens not recorded")
     if call.finish_reasons:
         parts.append("finish=" + ",".join(call.finish_reasons))
+    return parts
+
+
+def _describe_model(call: ModelCall, limit: int = 120) -> str:
+    parts = model_parts(call)
     if call.failed:
         parts.append(
             "FAILED" + (f": {_cut_text(str(call.error), limit * 2)}" if call.error is not None else "")

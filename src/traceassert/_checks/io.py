@@ -16,8 +16,9 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from .._dialects._base import loads_json, shallow_json
+from .._loaders.redact import shown
 from .._model.span import Span
-from .._render import short, shown
+from .._render import short
 from .matching import as_text, contains_text, values_equal
 from .nesting import NOTE, span_owners
 from .selection import SelectionBase

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .._render import short, shown
+from .._loaders.redact import shown
+from .._render import short
 from .io import IOChecks
 from .matching import contains_text
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from .._loaders.redact import shown
 from .._model.span import Span
-from .._render import short, shown
+from .._render import short
 from .matching import values_equal
 from .selection import SelectionBase
 

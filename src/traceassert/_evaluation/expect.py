@@ -16,7 +16,8 @@ from typing import Any
 
 from .._checks.selection import SOFT_COLLECTOR
 from .._errors import TraceAssertionError
-from .._render import short, shown
+from .._loaders.redact import shown
+from .._render import short
 from .distances import EDIT_METRICS, VECTOR_METRICS, edit_distance, vector_distance
 from .results import record_score
 

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._model.records import AgentInvocation, Handoff, ModelCall, Retrieval, ToolExecution, ToolRequest
 from .._reconstruct.turns import turn_headers
+from .._render import model_parts
 from .values import Values
 
 if TYPE_CHECKING:
@@ -67,15 +68,7 @@ class _Builder:
         return _node("request", text, None, [], details, [])
 
     def model(self, call: ModelCall) -> dict[str, Any]:
-        parts = [call.operation or "model call"]
-        if call.model:
-            parts.append(call.model)
-        if call.input_tokens is not None or call.output_tokens is not None:
-            parts.append(f"tokens in={call.input_tokens} out={call.output_tokens}")
-        else:
-            parts.append("tokens not recorded")
-        if call.finish_reasons:
-            parts.append("finish=" + ",".join(call.finish_reasons))
+        parts = model_parts(call)
         details = [
             ["model", str(call.model)],
             ["provider", str(call.provider)],
