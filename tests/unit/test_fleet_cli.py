@@ -161,6 +161,10 @@ def test_a_bad_dask_spec_is_a_usage_error(fleet: Path, capsys: pytest.CaptureFix
     assert "--dask takes local, local:N or a scheduler address" in capsys.readouterr().err
 
 
+def _default_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_ctrl_c_cancels_and_prints_the_partial_totals(tmp_path: Path) -> None:
     for i in range(30):
         write_collector_file(tmp_path / f"f{i:02}.jsonl", i, 1)
@@ -175,6 +179,9 @@ def test_ctrl_c_cancels_and_prints_the_partial_totals(tmp_path: Path) -> None:
         stderr=subprocess.PIPE,
         text=True,
         env=env,
+        # a shell that starts a job in the background makes it ignore SIGINT, and Python keeps an
+        # inherited "ignore": give the command Ctrl-C as a terminal would
+        preexec_fn=_default_sigint,
     )
     assert proc.stdout is not None
     first = proc.stdout.readline()  # a result is in: the run is going
