@@ -76,7 +76,9 @@ def test_policy_file_per_trace_with_stats(fleet: Path, capsys: pytest.CaptureFix
         "file": str(fleet / "day-0.jsonl"),
         "trace_id": trace_id(0),
         "message": "failed tools: ['explode']",
+        "incomplete": False,
     }
+    assert data["incomplete"] == 0
     assert len(data["policies"]["no_failed_tools"]["examples"]) == 5
     assert data["tools"]["explode"] == {"executions": 6, "failures": 6, "failure_rate": 1.0}
     assert data["agents"]["orchestrator"]["tokens"]["p95"] == 646

@@ -148,16 +148,17 @@ def _report(result: TraceResult, quiet: bool, named: bool) -> int:
         return EXIT_UNREADABLE
     if result.passed:
         if not quiet:
-            print(f"{result.label}: ok")
+            print(f"{result.label}: ok{result.incomplete_note}")
         return EXIT_OK
     status = EXIT_OK
+    where = result.label + result.incomplete_note
     for outcome in result.failures:
         tag = f"[{outcome.policy}] " if named else ""
         if outcome.status == "failed":
-            print(f"{result.label}: {tag}FAILED\n{outcome.message}")
+            print(f"{where}: {tag}FAILED\n{outcome.message}")
             status = max(status, EXIT_FAILED)
         else:
-            print(f"{result.label}: {tag}{outcome.message}")
+            print(f"{where}: {tag}{outcome.message}")
             status = EXIT_UNREADABLE
     return status
 
@@ -191,17 +192,20 @@ def _cmd_check(args: argparse.Namespace) -> int:
     )
     counts = {"passed": 0, "failed": 0, "unreadable": 0, "error": 0}
     worst = EXIT_OK
+    incomplete = 0
     results = iter(run)
     try:
         for result in results:
             worst = max(worst, _report(result, args.quiet, len(policies) > 1))
             counts[result.status] += 1
+            incomplete += result.incomplete
     except KeyboardInterrupt:  # in the engine, or while printing: stop the work left either way
         run.interrupted = True
         results.close()
     total = f"{counts['passed']} passed, {counts['failed']} failed"
     total += f", {counts['unreadable']} unreadable" if counts["unreadable"] else ""
     total += f", {counts['error']} errors" if counts["error"] else ""
+    total += f" ({incomplete} incomplete: spans whose parent is not in their file)" if incomplete else ""
     if run.interrupted:
         sys.stderr.write("\n")
         total = f"interrupted after {run.files_done} of {run.files_total} files: {total}"

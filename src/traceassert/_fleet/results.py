@@ -47,6 +47,10 @@ class TraceResult:
 
     ``facts`` holds the trace's share of the aggregate (tools, agents, models); the client merges it into
     ``FleetResult.stats``. ``spans`` is the number of spans the result is about.
+
+    ``missing_parents``: how many of those spans name a parent span that is not in the file. Such a
+    trace is ``incomplete`` there: the rest of it is in another file (the Collector rotated in the
+    middle of the run) or was lost, and the policies saw only this part of it.
     """
 
     path: str
@@ -55,6 +59,12 @@ class TraceResult:
     spans: int = 0
     error: str | None = None
     facts: FleetStats | None = field(default=None, repr=False)
+    missing_parents: int = 0
+
+    @property
+    def incomplete(self) -> bool:
+        """Some spans name a parent that is not in the file: the policies saw part of the trace."""
+        return self.missing_parents > 0
 
     @property
     def status(self) -> str:
@@ -80,3 +90,12 @@ class TraceResult:
     def label(self) -> str:
         """Where the result is from: the file, and the trace id when the result is about one trace."""
         return self.path if self.trace_id is None else f"{self.path} trace {self.trace_id}"
+
+    @property
+    def incomplete_note(self) -> str:
+        """`` (incomplete: ...)`` for an incomplete result, else empty: for the lines that print it."""
+        if not self.incomplete:
+            return ""
+        n = self.missing_parents
+        spans = "1 span names" if n == 1 else f"{n} spans name"
+        return f" (incomplete: {spans} a parent that is not in this file)"

@@ -24,17 +24,19 @@ DEFAULT_EXAMPLES = 5
 
 SCOPE_NOTE = (
     "each file is one unit: a trace id found in several files is evaluated once per file, on the spans "
-    "of that file"
+    "of that file; a trace whose spans name parents that are not in its file is counted as incomplete"
 )
 
 
 @dataclass(frozen=True, order=True)
 class Example:
-    """One failure of a policy: where, and the first line of its message."""
+    """One failure of a policy: where, the first line of its message, and whether the trace was
+    incomplete in its file (some of its spans name a parent that is not there)."""
 
     path: str
     trace_id: str
     message: str
+    incomplete: bool = False
 
 
 @dataclass
@@ -92,6 +94,8 @@ class FleetStats:
     spans: int = 0
     #: results with outcomes: traces (and files, for ``per="file"`` policies)
     evaluated: int = 0
+    #: of those, the incomplete ones: some of their spans name a parent that is not in the file
+    incomplete: int = 0
     policies: dict[str, PolicyStats] = field(default_factory=dict)
     tools: dict[str, ToolStats] = field(default_factory=dict)
     agents: dict[str, AgentStats] = field(default_factory=dict)
@@ -140,6 +144,7 @@ class FleetStats:
             return
         if result.outcomes:
             self.evaluated += 1
+            self.incomplete += result.incomplete
         for outcome in result.outcomes:
             p = self.policies.setdefault(outcome.policy, PolicyStats())
             if outcome.status == PASSED:
@@ -149,7 +154,9 @@ class FleetStats:
                 p.failed += 1
             elif outcome.status == ERROR:
                 p.errors += 1
-            example = Example(result.path, result.trace_id or "", first_line(outcome.message))
+            example = Example(
+                result.path, result.trace_id or "", first_line(outcome.message), result.incomplete
+            )
             if len(p.examples) < self.max_examples or example < p.examples[-1]:
                 p.examples = sorted({*p.examples, example})[: self.max_examples]
         if result.facts is not None:
@@ -163,6 +170,7 @@ class FleetStats:
         self.unreadable_files += other.unreadable_files
         self.spans += other.spans
         self.evaluated += other.evaluated
+        self.incomplete += other.incomplete
         for name, p in other.policies.items():
             self.policies.setdefault(name, PolicyStats()).update(p, self.max_examples)
         for name, t in other.tools.items():
@@ -198,6 +206,7 @@ class FleetStats:
             "unreadable_files": self.unreadable_files,
             "spans": self.spans,
             "evaluated": self.evaluated,
+            "incomplete": self.incomplete,
             "max_examples": self.max_examples,
             "scope": SCOPE_NOTE,
             "policies": {
@@ -207,7 +216,12 @@ class FleetStats:
                     "errors": p.errors,
                     "unreadable": p.unreadable,
                     "examples": [
-                        {"file": e.path, "trace_id": e.trace_id or None, "message": e.message}
+                        {
+                            "file": e.path,
+                            "trace_id": e.trace_id or None,
+                            "message": e.message,
+                            "incomplete": e.incomplete,
+                        }
                         for e in p.examples
                     ],
                 }
@@ -242,13 +256,17 @@ class FleetStats:
         out = cls(max_examples=int(data.get("max_examples", DEFAULT_EXAMPLES)))
         for key in ("files", "unreadable_files", "spans", "evaluated"):
             setattr(out, key, int(data[key]))
+        out.incomplete = int(data.get("incomplete", 0))  # absent from files of traceassert 0.2
         for name, p in data["policies"].items():
             out.policies[name] = PolicyStats(
                 p["passed"],
                 p["failed"],
                 p["errors"],
                 p["unreadable"],
-                [Example(e["file"], e["trace_id"] or "", e["message"]) for e in p["examples"]],
+                [
+                    Example(e["file"], e["trace_id"] or "", e["message"], bool(e.get("incomplete", False)))
+                    for e in p["examples"]
+                ],
             )
         for name, t in data["tools"].items():
             out.tools[name] = ToolStats(t["executions"], t["failures"])

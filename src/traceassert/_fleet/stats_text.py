@@ -35,6 +35,11 @@ def stats_text(stats: FleetStats) -> str:
         f"files: {stats.files} ({stats.unreadable_files} unreadable), spans: {stats.spans:,}, "
         f"evaluated: {stats.evaluated}"
     ]
+    if stats.incomplete:
+        lines.append(
+            f"incomplete: {stats.incomplete} of the evaluated have spans whose parent is not in their "
+            "file (a trace cut by a rotation, or spans lost): the policies saw only part of them"
+        )
     if stats.policies:
         lines.append("policies:")
         rows = [
@@ -45,7 +50,8 @@ def stats_text(stats: FleetStats) -> str:
         for name, p in sorted(stats.policies.items()):
             for e in p.examples:
                 where = e.path + (f" trace {e.trace_id}" if e.trace_id else "")
-                lines.append(f"    {name}: {where}: {e.message}")
+                mark = " (incomplete)" if e.incomplete else ""
+                lines.append(f"    {name}: {where}{mark}: {e.message}")
     if stats.tools:
         lines.append("tools:")
         rows = [

@@ -22,7 +22,7 @@ from .stats import FleetStats
 if TYPE_CHECKING:
     from .._trace import Trace
 
-__all__ = ["UnitResult", "evaluate", "load_unit", "run_traces", "run_unit"]
+__all__ = ["UnitResult", "evaluate", "load_unit", "missing_parents", "run_traces", "run_unit"]
 
 
 @dataclass
@@ -131,18 +131,33 @@ def _evaluate(
                 groups.setdefault(span.trace_id, []).append(span)
             for trace_id, group in groups.items():
                 trace = Trace(group, source=path)
+                outcomes = _outcomes(trace, per_trace, redact)
                 results.append(
                     TraceResult(
-                        path, trace_id, _outcomes(trace, per_trace, redact), len(group), facts=_facts(trace)
+                        path,
+                        trace_id,
+                        outcomes,
+                        len(group),
+                        facts=_facts(trace),
+                        missing_parents=missing_parents(trace),
                     )
                 )
         if per_file:
             trace = Trace(spans, warnings=notes, source=path)
             facts = None if per_trace else _facts(trace)
+            outcomes = _outcomes(trace, per_file, redact)
             results.append(
-                TraceResult(path, None, _outcomes(trace, per_file, redact), len(spans), facts=facts)
+                TraceResult(
+                    path, None, outcomes, len(spans), facts=facts, missing_parents=missing_parents(trace)
+                )
             )
     return results
+
+
+def missing_parents(trace: Trace) -> int:
+    """How many spans name a parent span that is not among the spans read (a span that names itself
+    is a repair of its own, not a sign of a missing part)."""
+    return sum(1 for s in trace.orphans if s.parent_id != s.span_id)
 
 
 def _facts(trace: Trace) -> FleetStats:
