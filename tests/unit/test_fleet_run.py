@@ -174,9 +174,10 @@ def test_memory_urls_in_process() -> None:
     assert result.stats.files == 1 and result.passed
 
 
-def test_a_process_pool_that_breaks_reports_every_file_once(tmp_path: Path) -> None:
-    """--jobs has no retries: a worker process that dies breaks the pool, and the files not finished
-    are reported unreadable, each once, and the run ends instead of hanging or crashing."""
+def test_a_worker_process_that_dies_costs_only_its_own_file(tmp_path: Path) -> None:
+    """A process that dies breaks the whole pool and fails every task in it: the pool is replaced and
+    those tasks are run again, each alone, so that only the file whose policy kills its process is
+    unreadable, every other file gets its real outcome, and each file is counted once."""
     for i in range(8):
         write_collector_file(tmp_path / f"f{i}.jsonl", i, 1)
     (tmp_path / "dies.py").write_text(
@@ -184,10 +185,31 @@ def test_a_process_pool_that_breaks_reports_every_file_once(tmp_path: Path) -> N
         encoding="utf-8",
     )
     result = ta.check_files(tmp_path, str(tmp_path / "dies.py"), engine="processes:2")
-    by_file: dict[str, int] = {}
+    by_file: dict[str, list[str]] = {}
     for r in result:
-        by_file[Path(r.path).name] = by_file.get(Path(r.path).name, 0) + 1
-    assert by_file == {f"f{i}.jsonl": 1 for i in range(8)}
+        by_file.setdefault(Path(r.path).name, []).append(r.status)
+    # trace_id(3) ends with "4": f3's policy kills its process, every time
+    assert by_file == {f"f{i}.jsonl": ["unreadable" if i == 3 else "passed"] for i in range(8)}
     stats = result.stats
-    assert stats.files == 8 and stats.unreadable_files >= 1 and not result.passed
-    assert stats.policies["dies"].unreadable == stats.unreadable_files
+    assert (stats.files, stats.unreadable_files, stats.evaluated) == (8, 1, 7)
+    assert (stats.policies["dies"].passed, stats.policies["dies"].unreadable) == (7, 1)
+    assert not result.passed
+
+
+def test_a_file_whose_worker_dies_says_so(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from traceassert.cli import main
+
+    for i in range(3):
+        write_collector_file(tmp_path / f"f{i}.jsonl", i, 1)
+    (tmp_path / "dies.py").write_text(
+        "import os\n\ndef dies(a):\n    if a.trace.spans[0].trace_id.endswith('2'):\n        os._exit(3)\n",
+        encoding="utf-8",
+    )
+    status = main(["check", str(tmp_path), "--policy", str(tmp_path / "dies.py"), "--jobs", "2"])
+    out = capsys.readouterr().out
+    assert status == 2
+    assert (
+        f"{tmp_path / 'f1.jsonl'}: cannot check: BrokenProcessPool: the worker process died on this unit, "
+        "run alone after its pool broke (a crash, out of memory, or os._exit in a policy)"
+    ) in out.splitlines()
+    assert out.splitlines()[-1] == "2 passed, 0 failed, 1 unreadable"

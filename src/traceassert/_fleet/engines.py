@@ -6,7 +6,8 @@ driver keeps a bounded number of tasks in flight, so the client never holds ever
 
 Dask: ``local`` / ``local:N`` start a ``LocalCluster`` of N worker processes with one thread each;
 ``tcp://host:8786`` (any scheduler address) connects to a running scheduler; a ``Client`` passed in is
-used as it is and left open. A task whose worker dies is run again by Dask on another worker.
+used as it is and left open. A task whose worker dies is run again by Dask on another worker; in the
+process pool, the tasks of a pool a dying process broke are run again, each alone (``PoolEngine``).
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ import warnings
 from collections import deque
 from collections.abc import Callable, Hashable
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 __all__ = ["DaskEngine", "Done", "Engine", "PoolEngine", "SerialEngine", "make_engine", "parse_engine"]
@@ -72,41 +75,98 @@ class SerialEngine:
 
 
 class PoolEngine:
-    """A ``ProcessPoolExecutor`` of ``jobs`` processes."""
+    """A ``ProcessPoolExecutor`` of ``jobs`` processes, that survives a worker process dying.
+
+    A process that dies (killed, out of memory, ``os._exit`` in a policy) breaks the whole pool, and
+    every task in it fails, not just the one that killed it. The pool is replaced, and each task that
+    was in it is run again *alone*, in a pool of its own of one process: a task that breaks that pool too
+    is the one that kills its worker, and its result is the error (``BrokenProcessPool``); the others
+    give their results. So every task gives one result, and one bad file costs only itself.
+    """
 
     def __init__(self, jobs: int) -> None:
         self.workers = max(1, jobs)
         self._pool = ProcessPoolExecutor(max_workers=self.workers)
-        self._futures: dict[Future[Any], Hashable] = {}
+        #: a running task -> its key, function and arguments, and its own pool (run alone) or None
+        self._futures: dict[Future[Any], _Task] = {}
+        #: tasks of a broken pool, waiting to be run alone
+        self._suspects: deque[_Task] = deque()
         self._done: deque[Done] = deque()
 
     def submit(self, key: Hashable, fn: Callable[..., Any], *args: Any) -> None:
+        task = _Task(key, fn, args, self._pool)
         try:
-            self._futures[self._pool.submit(fn, *args)] = key
-        except Exception as exc:  # a broken pool (a worker process died) takes no more work
-            self._done.append((key, None, exc))
+            future = self._pool.submit(fn, *args)
+        except BrokenProcessPool:  # the pool broke since the last result: a new one
+            self._renew(self._pool)
+            task.pool = self._pool
+            future = self._pool.submit(fn, *args)
+        self._futures[future] = task
 
     def next_done(self) -> Done:
-        if not self._done:
+        while not self._done:
+            self._run_suspects()
             finished, _ = wait(list(self._futures), return_when=FIRST_COMPLETED)
             for fut in finished:
-                key = self._futures.pop(fut)
+                task = self._futures.pop(fut)
                 exc = fut.exception()
-                self._done.append((key, None if exc is not None else fut.result(), exc))
+                if task.alone:
+                    task.pool.shutdown(wait=False)
+                    if isinstance(exc, BrokenProcessPool):
+                        exc = BrokenProcessPool(
+                            "the worker process died on this unit, run alone after its pool broke "
+                            "(a crash, out of memory, or os._exit in a policy)"
+                        )
+                elif isinstance(exc, BrokenProcessPool):
+                    self._renew(task.pool)
+                    self._suspects.append(task)
+                    continue
+                self._done.append((task.key, None if exc is not None else fut.result(), exc))
         return self._done.popleft()
 
+    def _renew(self, broken: ProcessPoolExecutor) -> None:
+        """A new pool in place of ``broken``, unless that one was replaced already."""
+        if broken is self._pool:
+            self._pool = ProcessPoolExecutor(max_workers=self.workers)
+            broken.shutdown(wait=False, cancel_futures=True)
+
+    def _run_suspects(self) -> None:
+        """Start tasks of a broken pool, each alone in a pool of one, at most ``workers`` at a time."""
+        alone = sum(1 for t in self._futures.values() if t.alone)
+        while self._suspects and alone < self.workers:
+            task = self._suspects.popleft()
+            task.pool, task.alone = ProcessPoolExecutor(max_workers=1), True
+            self._futures[task.pool.submit(task.fn, *task.args)] = task
+            alone += 1
+
     def pending(self) -> int:
-        return len(self._futures) + len(self._done)
+        return len(self._futures) + len(self._suspects) + len(self._done)
 
     def cancel(self) -> None:
         for fut in self._futures:
             fut.cancel()
-        self._pool.shutdown(wait=False, cancel_futures=True)
+        for pool in self._pools():
+            pool.shutdown(wait=False, cancel_futures=True)
         self._futures.clear()
+        self._suspects.clear()
         self._done.clear()
 
     def close(self) -> None:
-        self._pool.shutdown(wait=True, cancel_futures=True)
+        for pool in self._pools():
+            pool.shutdown(wait=True, cancel_futures=True)
+
+    def _pools(self) -> list[ProcessPoolExecutor]:
+        return [self._pool, *(t.pool for t in self._futures.values() if t.alone)]
+
+
+@dataclass
+class _Task:
+    key: Hashable
+    fn: Callable[..., Any]
+    args: tuple[Any, ...]
+    #: the pool the task runs in: the shared one, or (``alone``) a pool of one process of its own
+    pool: ProcessPoolExecutor
+    alone: bool = False
 
 
 class DaskEngine:
