@@ -12,6 +12,7 @@ SRC = Path(__file__).resolve().parents[2] / "src" / "traceassert"
 
 #: the pipeline stages, each a sub-package (docs/architecture.md)
 STAGES = (
+    "_common",
     "_model",
     "_loaders",
     "_dialects",
@@ -219,6 +220,18 @@ def test_the_model_imports_no_later_stage() -> None:
         for module, deps in import_graph(SRC).items()
         if module.startswith("traceassert._model")
         for dep in deps
-        if not dep.startswith("traceassert._model")
+        if not dep.startswith(("traceassert._model", "traceassert._common"))
+    }
+    assert upward == set()
+
+
+def test_the_floor_imports_nothing_above_it() -> None:
+    """``_common`` is the floor every stage may import: it takes nothing from them but ``_errors``."""
+    upward = {
+        (module, dep)
+        for module, deps in import_graph(SRC).items()
+        if module.startswith("traceassert._common")
+        for dep in deps
+        if not dep.startswith(("traceassert._common", "traceassert._errors"))
     }
     assert upward == set()
