@@ -1,7 +1,7 @@
 """What changed in behaviour between a golden trace and a new one, not in bytes.
 
 Agents are matched by their path (``orchestrator/helper``, with ``#2`` for a second run of the same
-name); within an agent, tool executions are aligned by name (``difflib``), so a call added, removed or
+name); within an agent, tool executions are aligned by name (`align`, near-linear), so a call added,
 moved reads as such, and the arguments of aligned calls are compared key by key. Failures that appeared
 or vanished, handoffs, the models used and the number of model calls are compared per agent. Token and
 duration totals per agent are measures: they are listed, and count as a change only past a tolerance
@@ -11,15 +11,17 @@ compared (``messages=True`` compares each agent's output text too).
 
 from __future__ import annotations
 
-import difflib
 import json
 import re
+from collections import deque
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .._loaders.jsontext import json_text
 from .._loaders.redact import redact_value
+from .._model.gcpause import gc_paused
+from .align import align
 
 if TYPE_CHECKING:
     from .._model.records import AgentInvocation, ToolExecution
@@ -52,17 +54,20 @@ class BehaviourDiff:
 
 
 def _agents(trace: Trace) -> dict[str, AgentInvocation]:
-    """Path -> invocation, in start order; the n-th run of one path gets ``#n`` (n >= 2)."""
+    """Path -> invocation, in start order; the n-th run of one path gets ``#n`` (n >= 2). Linear: each
+    path counts its runs (a literal ``name#2`` that is taken already pushes the count on)."""
     out: dict[str, AgentInvocation] = {}
+    runs: dict[str, int] = {}
     stack: list[tuple[str, AgentInvocation]] = [("", inv) for inv in reversed(trace.agents)]
     while stack:
         prefix, inv = stack.pop()
         path = f"{prefix}{inv.name}"
-        n = 1
-        unique = path
+        n = runs.get(path, 0) + 1
+        unique = path if n == 1 else f"{path}#{n}"
         while unique in out:
             n += 1
             unique = f"{path}#{n}"
+        runs[path] = n
         out[unique] = inv
         stack.extend((unique + "/", child) for child in reversed(inv.nested))
     return out
@@ -121,26 +126,33 @@ def _compare_tools(
     removed: list[ToolExecution] = []
     added: list[ToolExecution] = []
     pairs: list[tuple[ToolExecution, ToolExecution]] = []
-    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes():
+    for tag, i1, i2, j1, j2 in align(a, b):
         if tag == "equal":
             pairs.extend(zip(old[i1:i2], new[j1:j2], strict=True))
         else:
             removed.extend(old[i1:i2])
             added.extend(new[j1:j2])
-    # a call gone from one place and added at another under the same name has moved
+    # a call gone from one place and added at another under the same name has moved: the first added
+    # call of that name not taken yet (an index by name, not a scan of the added calls)
+    waiting: dict[str, deque[int]] = {}
+    for i, y in enumerate(added):
+        waiting.setdefault(y.name, deque()).append(i)
+    taken: set[int] = set()
     moved: list[str] = []
     for x in removed:
-        y = next((c for c in added if c.name == x.name), None)
-        if y is None:
+        queue = waiting.get(x.name)
+        if not queue:
             yield f"{path}: tool call removed: {_tool_label(x)}"
             continue
-        added.remove(y)
+        i = queue.popleft()
+        taken.add(i)
         moved.append(x.name)
-        pairs.append((x, y))
+        pairs.append((x, added[i]))
     if moved:
         yield f"{path}: tool order {', '.join(a)} -> {', '.join(b)} (moved: {', '.join(moved)})"
-    for y in added:
-        yield f"{path}: tool call added: {_tool_label(y)}"
+    for i, y in enumerate(added):
+        if i not in taken:
+            yield f"{path}: tool call added: {_tool_label(y)}"
     for x, y in sorted(pairs, key=lambda p: p[1].start_ns):
         yield from _compare_call(path, x, y, ignore)
 
@@ -188,6 +200,18 @@ def behaviour_diff(
     messages: bool = False,
 ) -> BehaviourDiff:
     """The behaviour changes from ``golden`` to ``new`` (see the module docstring)."""
+    with gc_paused():  # small objects by the hundred thousand: the collector would walk the heap again
+        return _behaviour_diff(golden, new, ignore, token_tolerance, duration_tolerance, messages)
+
+
+def _behaviour_diff(
+    golden: Trace,
+    new: Trace,
+    ignore: Iterable[str],
+    token_tolerance: float | None,
+    duration_tolerance: float | None,
+    messages: bool,
+) -> BehaviourDiff:
     ignored = frozenset(ignore)
     unknown = ignored - IGNORABLE
     if unknown:
