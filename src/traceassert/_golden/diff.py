@@ -14,12 +14,12 @@ from __future__ import annotations
 import json
 import re
 from collections import deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .._loaders.jsontext import json_text
-from .._loaders.redact import redact_value
+from .._loaders.redact import REDACTED, is_secret_key, redact_value, redacting, shown
 from .._model.gcpause import gc_paused
 from .align import align
 
@@ -73,38 +73,54 @@ def _agents(trace: Trace) -> dict[str, AgentInvocation]:
     return out
 
 
-def _short(value: Any) -> str:
-    shown = redact_value(value)
+def _short(value: Any, secret: bool = False) -> str:
+    """``value`` on one line as a difference shows it: redacted (whole when it sits under a secret key,
+    ``secret``) unless redaction is turned off."""
+    if secret and redacting():
+        return json.dumps(REDACTED)
+    visible = shown(value)
     try:
-        text = json.dumps(shown, ensure_ascii=False, sort_keys=True, default=repr)
+        text = json.dumps(visible, ensure_ascii=False, sort_keys=True, default=repr)
     except RecursionError:  # nested deeper than the recursion limit: the iterative writer, one line
-        text = re.sub(r"\n *", "", json_text(shown))
+        text = re.sub(r"\n *", "", json_text(visible))
     return text if len(text) <= _MAX_VALUE else text[: _MAX_VALUE - 1] + "…"
 
 
 def _value_diff(old: Any, new: Any, path: str = "") -> Iterator[str]:
-    """``path: old != new`` for each leaf that differs (dicts key by key, lists item by item);
-    iterative, for values nested deeper than the recursion limit."""
-    stack: list[tuple[Any, Any, str]] = [(old, new, path)]
+    """``path: old != new`` for each leaf that differs (mappings key by key, lists item by item), each
+    value shown with the key it belongs to: under a secret key it is redacted whole. Iterative, for
+    values nested deeper than the recursion limit."""
+    stack: list[tuple[Any, Any, str, bool]] = [(old, new, path, False)]
     while stack:
-        a, b, where = stack.pop()
-        if isinstance(a, dict) and isinstance(b, dict):
+        a, b, where, secret = stack.pop()
+        if isinstance(a, Mapping) and isinstance(b, Mapping):
             pending = []
             for key in sorted(set(a) | set(b), key=str):
                 at = f"{where}[{key!r}]"
+                under = secret or (isinstance(key, str) and is_secret_key(key))
                 if key not in b:
-                    yield f"{at} removed (was {_short(a[key])})"
+                    yield f"{at} removed (was {_short(a[key], under)})"
                 elif key not in a:
-                    yield f"{at} added: {_short(b[key])}"
+                    yield f"{at} added: {_short(b[key], under)}"
                 else:
-                    pending.append((a[key], b[key], at))
+                    pending.append((a[key], b[key], at, under))
             stack.extend(reversed(pending))
-        elif isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
-            stack.extend(
-                reversed([(x, y, f"{where}[{i}]") for i, (x, y) in enumerate(zip(a, b, strict=True))])
-            )
+        elif isinstance(a, list | tuple) and isinstance(b, list | tuple) and len(a) == len(b):
+            items = [(x, y, f"{where}[{i}]", secret) for i, (x, y) in enumerate(zip(a, b, strict=True))]
+            stack.extend(reversed(items))
         elif type(a) is not type(b) or _differ(a, b):
-            yield f"{where or 'value'}: {_short(a)} -> {_short(b)}"
+            was, now = _short(a, secret), _short(b, secret)
+            hidden = " (the redacted values differ)" if was == now else ""
+            yield f"{where or 'value'}: {was} -> {now}{hidden}"
+
+
+def alike(golden: Any, live: Any) -> Any:
+    """``live`` in the form ``golden`` was recorded in: redacted with the same rules when the golden
+    value holds no secret (it was recorded redacted, or had nothing to redact), as it is otherwise (a
+    golden recorded with ``--no-redact``). Equal values cost one comparison."""
+    if not _differ(golden, live):
+        return live
+    return live if _differ(redact_value(golden), golden) else redact_value(live)
 
 
 def _differ(a: Any, b: Any) -> bool:
@@ -160,10 +176,10 @@ def _compare_tools(
 def _compare_call(path: str, old: ToolExecution, new: ToolExecution, ignore: frozenset[str]) -> Iterator[str]:
     where = f"{path}: {old.name}"
     if "arguments" not in ignore:
-        for line in _value_diff(old.arguments, new.arguments, "args"):
+        for line in _value_diff(old.arguments, alike(old.arguments, new.arguments), "args"):
             yield f"{where} {line}"
     if "results" not in ignore:
-        for line in _value_diff(old.result, new.result, "result"):
+        for line in _value_diff(old.result, alike(old.result, new.result), "result"):
             yield f"{where} {line}"
     if "failures" not in ignore and bool(old.failed) != bool(new.failed):
         error = f" ({new.error.message})" if new.failed and new.error and new.error.message else ""
@@ -245,8 +261,8 @@ def _behaviour_diff(
                 out.changes.append(f"{path}: models {', '.join(ma) or '-'} -> {', '.join(mb) or '-'}")
             if len(a.model_calls) != len(b.model_calls):
                 out.changes.append(f"{path}: model calls {len(a.model_calls)} -> {len(b.model_calls)}")
-        if messages and a.output != b.output:
-            out.changes.append(f"{path}: output {_short(a.output)} -> {_short(b.output)}")
+        if messages and _differ(a.output, output := alike(a.output, b.output)):
+            out.changes.append(f"{path}: output {_short(a.output)} -> {_short(output)}")
         if "tokens" not in ignored:
             _measure(f"{path}: tokens", _tokens(a), _tokens(b), token_tolerance, "", out)
         if "durations" not in ignored and not ticks:
