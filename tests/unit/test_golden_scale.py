@@ -74,3 +74,29 @@ def test_align_gives_up_past_the_edit_budget_without_a_wrong_match(monkeypatch) 
     a = list("xaaaaaaaay")
     b = list("ybbbbbbbbx")
     assert align(a, b) == [("replace", 0, 10, 0, 10)]
+
+
+def test_slim_searches_a_covering_sample_and_gives_the_bytes_of_the_full_search(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import sys
+    from pathlib import Path
+
+    from traceassert._golden import slim as slim_module
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "report"))
+    from _big import repeated_run
+
+    trace = repeated_run(30)  # 30 runs of the same agents, 300 spans
+    sizes: list[int] = []
+    same = slim_module._Slimmer.same
+
+    def counted(self, dropped, cuts):  # type: ignore[no-untyped-def]
+        sizes.append(len(self.spans))
+        return same(self, dropped, cuts)
+
+    monkeypatch.setattr(slim_module._Slimmer, "same", counted)
+    fast = slim_module.slim_trace(trace)
+    # every trial on one run's spans but one: the answer checked once on the whole trace
+    assert sizes.count(len(trace.spans)) == 1 and max(s for s in sizes if s != len(trace.spans)) <= 10
+    monkeypatch.setattr(slim_module, "covering_sample", lambda spans, pieces: None)
+    full = slim_module.slim_trace(trace)
+    assert fast.data == full.data and fast.dropped == full.dropped and fast.cut == full.cut
