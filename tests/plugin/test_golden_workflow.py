@@ -70,8 +70,9 @@ def test_record_then_hold_the_next_run_to_the_golden(
     )
     result.assert_outcomes(passed=2, failed=1)
     written = sorted(p.relative_to(goldens).as_posix() for p in goldens.rglob("*.json"))
-    # stable names: the module, the test name with its parameters; no hash, no timestamp; no failing test
-    assert written == ["test_app/test_weather[a b].json", "test_app/test_weather[a_b].json"]
+    # stable names: the module, the test name with its parameters; no timestamp; no failing test; a name
+    # that had to change to be a file name ("/" -> "_") gets the hash of the exact test name
+    assert written == ["test_app/test_weather[a b].json", "test_app/test_weather[a_b]-71fb3afd.json"]
     first = (goldens / "test_app" / "test_weather[a b].json").read_bytes()
     assert b"app.request_id" not in first and b"call_8f3a9c2e" not in first
     # recording again gives the same bytes (ids, times and random values renumbered or dropped)

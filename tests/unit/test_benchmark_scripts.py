@@ -57,6 +57,15 @@ BROKEN = ("failed:", "the run failed", "the check failed", "the benchmark is wro
             ],
         ),
         (
+            "bench_golden.py",
+            ["--sizes", "1000,2000", "--slim-spans", "100"],
+            [
+                "ratio diff / baseline at 1,000 spans",
+                "ratio growth of diff / baseline, largest size against smallest",
+                "target slim at least 5x cheaper per span than the full search",
+            ],
+        ),
+        (
             "bench_fleet.py",
             ["--files", "6", "--spans", "50", "--per-line", "20"],
             [

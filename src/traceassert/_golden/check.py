@@ -36,13 +36,16 @@ class GoldenChecks(SelectionBase):
         (``"arguments"``, ``"results"``, ``"failures"``, ``"handoffs"``, ``"models"``, ``"tokens"``,
         ``"durations"``); ``messages=True`` compares each agent's output text too. The failure lists
         every difference, the way ``traceassert diff GOLDEN NEW`` prints them. Write a golden trace with
-        ``traceassert slim`` or ``pytest --traceassert-record DIR``.
+        ``traceassert slim`` or ``pytest --traceassert-record DIR``; ``path`` may be that ``DIR``: in a
+        pytest test, the golden recorded there for this very test is read (the name rule of
+        ``--traceassert-record``, hash included).
         """
         __tracebackhide__ = True
         from .._loaders import load_trace
 
         check = f"matches_golden({os.fspath(path)!r})"
         ignored = tuple(ignore)
+        path = self._golden_file(path)
         try:
             golden = load_trace(path)
         except TraceLoadError as exc:
@@ -65,3 +68,12 @@ class GoldenChecks(SelectionBase):
                 details="differences (golden -> this run):\n" + "\n".join(f"  {c}" for c in diff.changes),
             )
         return self
+
+    def _golden_file(self, path: str | os.PathLike[str]) -> str | os.PathLike[str]:
+        """``path``, or the golden of this test when ``path`` is the folder of ``--traceassert-record``."""
+        test = self._capture.name if self._capture is not None else None
+        if test and "::" in test and os.path.isdir(path):
+            from .record import golden_for
+
+            return golden_for(os.fspath(path), test)
+        return path

@@ -1,7 +1,7 @@
 """What changed in behaviour between a golden trace and a new one, not in bytes.
 
 Agents are matched by their path (``orchestrator/helper``, with ``#2`` for a second run of the same
-name); within an agent, tool executions are aligned by name (``difflib``), so a call added, removed or
+name); within an agent, tool executions are aligned by name (`align`, near-linear), so a call added,
 moved reads as such, and the arguments of aligned calls are compared key by key. Failures that appeared
 or vanished, handoffs, the models used and the number of model calls are compared per agent. Token and
 duration totals per agent are measures: they are listed, and count as a change only past a tolerance
@@ -11,15 +11,17 @@ compared (``messages=True`` compares each agent's output text too).
 
 from __future__ import annotations
 
-import difflib
 import json
 import re
-from collections.abc import Iterable, Iterator
+from collections import deque
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .._loaders.jsontext import json_text
-from .._loaders.redact import redact_value
+from .._loaders.redact import REDACTED, is_secret_key, redact_value, redacting, shown
+from .._model.gcpause import gc_paused
+from .align import align
 
 if TYPE_CHECKING:
     from .._model.records import AgentInvocation, ToolExecution
@@ -52,54 +54,73 @@ class BehaviourDiff:
 
 
 def _agents(trace: Trace) -> dict[str, AgentInvocation]:
-    """Path -> invocation, in start order; the n-th run of one path gets ``#n`` (n >= 2)."""
+    """Path -> invocation, in start order; the n-th run of one path gets ``#n`` (n >= 2). Linear: each
+    path counts its runs (a literal ``name#2`` that is taken already pushes the count on)."""
     out: dict[str, AgentInvocation] = {}
+    runs: dict[str, int] = {}
     stack: list[tuple[str, AgentInvocation]] = [("", inv) for inv in reversed(trace.agents)]
     while stack:
         prefix, inv = stack.pop()
         path = f"{prefix}{inv.name}"
-        n = 1
-        unique = path
+        n = runs.get(path, 0) + 1
+        unique = path if n == 1 else f"{path}#{n}"
         while unique in out:
             n += 1
             unique = f"{path}#{n}"
+        runs[path] = n
         out[unique] = inv
         stack.extend((unique + "/", child) for child in reversed(inv.nested))
     return out
 
 
-def _short(value: Any) -> str:
-    shown = redact_value(value)
+def _short(value: Any, secret: bool = False) -> str:
+    """``value`` on one line as a difference shows it: redacted (whole when it sits under a secret key,
+    ``secret``) unless redaction is turned off."""
+    if secret and redacting():
+        return json.dumps(REDACTED)
+    visible = shown(value)
     try:
-        text = json.dumps(shown, ensure_ascii=False, sort_keys=True, default=repr)
+        text = json.dumps(visible, ensure_ascii=False, sort_keys=True, default=repr)
     except RecursionError:  # nested deeper than the recursion limit: the iterative writer, one line
-        text = re.sub(r"\n *", "", json_text(shown))
+        text = re.sub(r"\n *", "", json_text(visible))
     return text if len(text) <= _MAX_VALUE else text[: _MAX_VALUE - 1] + "…"
 
 
 def _value_diff(old: Any, new: Any, path: str = "") -> Iterator[str]:
-    """``path: old != new`` for each leaf that differs (dicts key by key, lists item by item);
-    iterative, for values nested deeper than the recursion limit."""
-    stack: list[tuple[Any, Any, str]] = [(old, new, path)]
+    """``path: old != new`` for each leaf that differs (mappings key by key, lists item by item), each
+    value shown with the key it belongs to: under a secret key it is redacted whole. Iterative, for
+    values nested deeper than the recursion limit."""
+    stack: list[tuple[Any, Any, str, bool]] = [(old, new, path, False)]
     while stack:
-        a, b, where = stack.pop()
-        if isinstance(a, dict) and isinstance(b, dict):
+        a, b, where, secret = stack.pop()
+        if isinstance(a, Mapping) and isinstance(b, Mapping):
             pending = []
             for key in sorted(set(a) | set(b), key=str):
                 at = f"{where}[{key!r}]"
+                under = secret or (isinstance(key, str) and is_secret_key(key))
                 if key not in b:
-                    yield f"{at} removed (was {_short(a[key])})"
+                    yield f"{at} removed (was {_short(a[key], under)})"
                 elif key not in a:
-                    yield f"{at} added: {_short(b[key])}"
+                    yield f"{at} added: {_short(b[key], under)}"
                 else:
-                    pending.append((a[key], b[key], at))
+                    pending.append((a[key], b[key], at, under))
             stack.extend(reversed(pending))
-        elif isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
-            stack.extend(
-                reversed([(x, y, f"{where}[{i}]") for i, (x, y) in enumerate(zip(a, b, strict=True))])
-            )
+        elif isinstance(a, list | tuple) and isinstance(b, list | tuple) and len(a) == len(b):
+            items = [(x, y, f"{where}[{i}]", secret) for i, (x, y) in enumerate(zip(a, b, strict=True))]
+            stack.extend(reversed(items))
         elif type(a) is not type(b) or _differ(a, b):
-            yield f"{where or 'value'}: {_short(a)} -> {_short(b)}"
+            was, now = _short(a, secret), _short(b, secret)
+            hidden = " (the redacted values differ)" if was == now else ""
+            yield f"{where or 'value'}: {was} -> {now}{hidden}"
+
+
+def alike(golden: Any, live: Any) -> Any:
+    """``live`` in the form ``golden`` was recorded in: redacted with the same rules when the golden
+    value holds no secret (it was recorded redacted, or had nothing to redact), as it is otherwise (a
+    golden recorded with ``--no-redact``). Equal values cost one comparison."""
+    if not _differ(golden, live):
+        return live
+    return live if _differ(redact_value(golden), golden) else redact_value(live)
 
 
 def _differ(a: Any, b: Any) -> bool:
@@ -121,26 +142,33 @@ def _compare_tools(
     removed: list[ToolExecution] = []
     added: list[ToolExecution] = []
     pairs: list[tuple[ToolExecution, ToolExecution]] = []
-    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes():
+    for tag, i1, i2, j1, j2 in align(a, b):
         if tag == "equal":
             pairs.extend(zip(old[i1:i2], new[j1:j2], strict=True))
         else:
             removed.extend(old[i1:i2])
             added.extend(new[j1:j2])
-    # a call gone from one place and added at another under the same name has moved
+    # a call gone from one place and added at another under the same name has moved: the first added
+    # call of that name not taken yet (an index by name, not a scan of the added calls)
+    waiting: dict[str, deque[int]] = {}
+    for i, y in enumerate(added):
+        waiting.setdefault(y.name, deque()).append(i)
+    taken: set[int] = set()
     moved: list[str] = []
     for x in removed:
-        y = next((c for c in added if c.name == x.name), None)
-        if y is None:
+        queue = waiting.get(x.name)
+        if not queue:
             yield f"{path}: tool call removed: {_tool_label(x)}"
             continue
-        added.remove(y)
+        i = queue.popleft()
+        taken.add(i)
         moved.append(x.name)
-        pairs.append((x, y))
+        pairs.append((x, added[i]))
     if moved:
         yield f"{path}: tool order {', '.join(a)} -> {', '.join(b)} (moved: {', '.join(moved)})"
-    for y in added:
-        yield f"{path}: tool call added: {_tool_label(y)}"
+    for i, y in enumerate(added):
+        if i not in taken:
+            yield f"{path}: tool call added: {_tool_label(y)}"
     for x, y in sorted(pairs, key=lambda p: p[1].start_ns):
         yield from _compare_call(path, x, y, ignore)
 
@@ -148,10 +176,10 @@ def _compare_tools(
 def _compare_call(path: str, old: ToolExecution, new: ToolExecution, ignore: frozenset[str]) -> Iterator[str]:
     where = f"{path}: {old.name}"
     if "arguments" not in ignore:
-        for line in _value_diff(old.arguments, new.arguments, "args"):
+        for line in _value_diff(old.arguments, alike(old.arguments, new.arguments), "args"):
             yield f"{where} {line}"
     if "results" not in ignore:
-        for line in _value_diff(old.result, new.result, "result"):
+        for line in _value_diff(old.result, alike(old.result, new.result), "result"):
             yield f"{where} {line}"
     if "failures" not in ignore and bool(old.failed) != bool(new.failed):
         error = f" ({new.error.message})" if new.failed and new.error and new.error.message else ""
@@ -188,6 +216,18 @@ def behaviour_diff(
     messages: bool = False,
 ) -> BehaviourDiff:
     """The behaviour changes from ``golden`` to ``new`` (see the module docstring)."""
+    with gc_paused():  # small objects by the hundred thousand: the collector would walk the heap again
+        return _behaviour_diff(golden, new, ignore, token_tolerance, duration_tolerance, messages)
+
+
+def _behaviour_diff(
+    golden: Trace,
+    new: Trace,
+    ignore: Iterable[str],
+    token_tolerance: float | None,
+    duration_tolerance: float | None,
+    messages: bool,
+) -> BehaviourDiff:
     ignored = frozenset(ignore)
     unknown = ignored - IGNORABLE
     if unknown:
@@ -221,8 +261,8 @@ def behaviour_diff(
                 out.changes.append(f"{path}: models {', '.join(ma) or '-'} -> {', '.join(mb) or '-'}")
             if len(a.model_calls) != len(b.model_calls):
                 out.changes.append(f"{path}: model calls {len(a.model_calls)} -> {len(b.model_calls)}")
-        if messages and a.output != b.output:
-            out.changes.append(f"{path}: output {_short(a.output)} -> {_short(b.output)}")
+        if messages and _differ(a.output, output := alike(a.output, b.output)):
+            out.changes.append(f"{path}: output {_short(a.output)} -> {_short(output)}")
         if "tokens" not in ignored:
             _measure(f"{path}: tokens", _tokens(a), _tokens(b), token_tolerance, "", out)
         if "durations" not in ignored and not ticks:

@@ -11,7 +11,16 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from .._trace import Trace
 
-__all__ = ["dump_path", "golden_path", "record_golden", "record_test", "safe_test_name"]
+__all__ = [
+    "dump_path",
+    "golden_for",
+    "golden_name",
+    "golden_path",
+    "name_of_test",
+    "record_golden",
+    "record_test",
+    "safe_test_name",
+]
 
 
 def safe_test_name(nodeid: str) -> str:
@@ -35,12 +44,38 @@ def dump_path(dump_dir: str, nodeid: str, worker: str | None = None) -> str:
 
 def golden_path(record_dir: str | Path, module_path: str, test_name: str) -> Path:
     """``DIR/<test module>/<test name>.json``: the module as a dotted path (``tests.test_app`` for
-    ``tests/test_app.py``), the test name with its parameters (``/``, ``\\``, ``:``, control characters
-    and the others some file systems refuse become ``_``). No hash and no timestamp: recording again
-    overwrites the same file."""
+    ``tests/test_app.py``), the test name with its parameters. No timestamp: recording again overwrites
+    the same file. When the name is a safe file name as it is, that is the file name; when ``/``, ``\\``,
+    ``:``, control characters or the others some file systems refuse had to become ``_`` (or leading and
+    trailing dots and spaces had to go), the name gets ``-`` and the first 8 hex digits of the SHA-1 of the
+    exact test name, so ``t[a/b]``, ``t[a:b]`` and ``t[a_b]`` are three files."""
     module = re.sub(r"\.py$", "", module_path.replace("\\", "/")).strip("/").replace("/", ".")
+    return Path(record_dir) / (module or "tests") / f"{golden_name(test_name)}.json"
+
+
+def golden_name(test_name: str) -> str:
+    """The file name (without ``.json``) of the golden of the test called ``test_name`` (see
+    `golden_path`): injective, and the name itself when nothing had to change."""
+    import hashlib
+
     name = re.sub(r'[\x00-\x1f/\\:<>|"?*]', "_", test_name).strip(". ") or "test"
-    return Path(record_dir) / (module or "tests") / f"{name}.json"
+    if name == test_name:
+        return name
+    digest = hashlib.sha1(test_name.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+    return f"{name}-{digest}"
+
+
+def name_of_test(nodeid: str) -> str:
+    """The test name (``test_x[a::b]``) of the pytest node id ``mod.py::Class::test_x[a::b]``: the last
+    ``::`` part before the parameters, with the parameters."""
+    bracket = nodeid.find("[")
+    head, params = (nodeid, "") if bracket < 0 else (nodeid[:bracket], nodeid[bracket:])
+    return head.rsplit("::", 1)[-1] + params
+
+
+def golden_for(record_dir: str | Path, nodeid: str) -> Path:
+    """Where ``--traceassert-record DIR`` writes the golden of the test ``nodeid``."""
+    return golden_path(record_dir, nodeid.split("::", 1)[0], name_of_test(nodeid))
 
 
 def record_golden(trace: Trace, path: Path, *, redact: bool = True) -> int:

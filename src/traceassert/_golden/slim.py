@@ -32,6 +32,7 @@ from .._loaders.dump import to_otlp_json, write_file
 from .._model.span import Span, SpanEvent
 from .fingerprint import CUT_MARK, TEXT_CHARS, fingerprint_text
 from .renumber import Renumbering, renumber
+from .sample import covering_sample
 
 if TYPE_CHECKING:
     from .._trace import Trace
@@ -265,10 +266,18 @@ def _slim(
 
     groups = _groups(spans)
     protected = {g for g in groups if _kept_by_user(g, keep) or (keep_messages and _is_content(g))}
-    slimmer.drop([g for g in groups if g not in protected])
-    if not keep_messages:
-        long_groups = [g for g in _long_text_groups(spans) if g not in slimmer.dropped and g not in protected]
-        slimmer.cut(long_groups)
+    sample = covering_sample(spans, _pieces)
+    if sample is not None:  # search on a sample, check the answer once on the whole trace
+        small = _Slimmer(
+            sample, fingerprint_text(TraceClass(sample), keep_messages=keep_messages), keep_messages
+        )
+        _search(small, sample, groups, protected, keep_messages)
+        if slimmer.same(small.dropped, small.cuts):
+            slimmer.dropped, slimmer.cuts = small.dropped, small.cuts
+        else:
+            sample = None
+    if sample is None:
+        _search(slimmer, spans, groups, protected, keep_messages)
     mark = {TIMES_KEY: numbering.times}
     result_spans = [
         replace(span, resource={**span.resource, **mark})
@@ -286,6 +295,19 @@ def _slim(
         dropped=tuple(sorted(slimmer.dropped)),
         renumbered=numbering,
     )
+
+
+def _pieces(spans: list[Span]) -> set[str]:
+    return {*_groups(spans), *("cut:" + g for g in _long_text_groups(spans))}
+
+
+def _search(
+    slimmer: _Slimmer, spans: list[Span], groups: list[str], protected: set[str], keep_messages: bool
+) -> None:
+    slimmer.drop([g for g in groups if g not in protected])
+    if not keep_messages:
+        long_groups = [g for g in _long_text_groups(spans) if g not in slimmer.dropped and g not in protected]
+        slimmer.cut(long_groups)
 
 
 def review_json(doc: Any, *, ascii_only: bool = False) -> bytes:
