@@ -109,7 +109,7 @@ def test_the_generated_module_reads_well() -> None:
     orchestrator.has_own_model_call_count(4)
     orchestrator.has_no_more_tool_executions()
 
-    # agent "helper": 1 run(s), nested in orchestrator
+    # agent "helper": 1 run(s), nested in "orchestrator"
     helper = a.called_agent("helper", count=1).top_level_only()
     a.called_agent("orchestrator").called_agent("helper", count=1)
     helper.has_succeeded()
