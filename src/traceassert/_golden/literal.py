@@ -10,7 +10,8 @@ objects of other types; integers too long for ``repr``; nesting deeper than `MAX
 
 `expected` writes what a check expects of a value that was redacted in the golden trace: the value
 itself where redaction left it alone, ``ta.Redacted("... [REDACTED] ...")`` for text with a secret in
-it, ``ta.Redacted()`` where a secret replaced the value whole (see ``traceassert.Redacted``).
+it, ``ta.Redacted()`` where a secret replaced the value whole (under a secret-looking key, or text
+that is a secret as a whole: the next run's secret may look different), see ``traceassert.Redacted``.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .._checks.redacted import Redacted
+from .._loaders.redact import REDACTED
 
 __all__ = ["MAX_DEPTH", "Unwritable", "expected", "literal"]
 
@@ -116,7 +118,7 @@ def expected(live: Any, golden: Any, shown: Any, depth: int = 0) -> str:
     written = literal(golden, depth)  # a golden value with no literal cannot be expected at all
     if _same(shown, written, depth) and _same(live, written, depth):
         return written
-    if isinstance(shown, str) and isinstance(golden, str) and isinstance(live, str):
+    if isinstance(shown, str) and shown != REDACTED and isinstance(golden, str) and isinstance(live, str):
         matcher = Redacted(shown)
         if matcher == live and matcher == golden:
             return f"ta.Redacted({literal(shown)})"
