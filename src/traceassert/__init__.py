@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from ._asserter import TraceAsserter, assert_trace, soft
     from ._capture import Capture, capture, scope
+    from ._checks.redacted import Redacted
     from ._errors import (
         TraceAssertionError,
         TraceAssertWarning,
@@ -71,6 +72,7 @@ _EXPORTS: dict[str, str] = {
     "Outcome": "._fleet",
     "Policy": "._fleet",
     "PolicyError": "._fleet",
+    "Redacted": "._checks.redacted",
     "Retrieval": "._model.records",
     "Score": "._evaluation.results",
     "SlimResult": "._golden",
@@ -125,6 +127,7 @@ __all__ = [
     "Outcome",
     "Policy",
     "PolicyError",
+    "Redacted",
     "Retrieval",
     "Score",
     "SlimResult",

@@ -6,19 +6,30 @@ with their arguments, its failed tools, its handoffs, its own model calls and
 ``has_no_more_tool_executions()``; then the tools run outside any agent, and a token budget with a
 margin. Two modes: ``replay`` loads the slim golden trace saved beside the test; ``live`` runs
 ``MODULE:CALLABLE`` under the ``trace_asserter`` fixture.
+
+The module passes on the run and on its golden by construction: every number and list is read through
+the checks' own selections (`generate_facts`), from the redacted trace the golden holds; checks that
+could not pass are left out (an agent whose runs ended differently gets its counts only; no budget
+when a token count is not finite). Nothing secret is written: values are the redacted ones, with
+``ta.Redacted(...)`` where a secret stood. Everything pasted into the source (names, paths, texts,
+numbers) goes through `literal`, so no name can end a string or a comment; variable names are made
+from agent names as plain ASCII identifiers that are neither keywords nor names the test uses.
 """
 
 from __future__ import annotations
 
-import json
+import keyword
 import math
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from .._loaders.redact import redact_text, redact_value
+from .generate_facts import AgentFacts, TraceFacts, trace_facts
+from .literal import Unwritable, expected, literal
+
 if TYPE_CHECKING:
-    from .._model.records import AgentInvocation
     from .._trace import Trace
 
 __all__ = ["GeneratedTest", "generate_test"]
@@ -26,8 +37,10 @@ __all__ = ["GeneratedTest", "generate_test"]
 _IDENT = re.compile(r"[^0-9a-zA-Z_]+")
 #: the longest line of a check (88 characters, ruff's default, once indented in the test function)
 _WIDTH = 84
-#: arguments nested deeper are checked by the tool's name only (Python's parser caps nesting)
-_MAX_DEPTH = 20
+#: names the test function itself uses: never a variable of an agent
+_RESERVED = frozenset({"a", "ta", "trace", "pytest", "path", "golden", "trace_asserter", "Path", "GOLDEN"})
+_MISSING = object()
+_LEFT_OUT = "# argument values that have no Python literal (NaN, too deep, other types) are left out"
 
 
 @dataclass(frozen=True)
@@ -38,70 +51,77 @@ class GeneratedTest:
     golden_name: str | None
 
 
-def _var(name: str, used: set[str]) -> str:
+def _var(name: str, used: set[str], reserved: frozenset[str]) -> str:
+    """A local variable for agent ``name``: ASCII letters, digits and ``_``, never a keyword, a soft
+    keyword, a name the test uses, or another agent's variable."""
     base = _IDENT.sub("_", name).strip("_").lower() or "agent"
-    if base[0].isdigit() or base in {"a", "ta", "trace", "pytest", "path", "golden"}:
+    if base[0].isdigit() or base in reserved or keyword.iskeyword(base) or keyword.issoftkeyword(base):
         base = f"agent_{base}"
     var, n = base, 1
-    while var in used:
+    while var in used or var in reserved:
         n += 1
         var = f"{base}_{n}"
     used.add(var)
     return var
 
 
-def _by_name(trace: Trace) -> dict[str, list[AgentInvocation]]:
-    out: dict[str, list[AgentInvocation]] = {}
-    for inv in trace.all_agents():
-        if not inv.implicit:
-            out.setdefault(inv.name, []).append(inv)
-    return out
+def _arguments(live: Any, golden: dict[str, Any]) -> tuple[str | None, bool]:
+    """The expected arguments of one execution as source (None: the tool's name alone), and whether
+    a value was left out. Each top-level key whose value has no literal is left out: the other keys
+    still have to match, and keys not given are not compared."""
+    if not golden:
+        return "{}", False
+    run = live if isinstance(live, dict) else {}
+    shown = redact_value(golden)
+    items = []
+    for key, value in golden.items():
+        try:
+            items.append(f"{literal(key)}: {expected(run.get(key, _MISSING), value, shown[key], 1)}")
+        except Unwritable:
+            continue
+    dropped = len(items) != len(golden)
+    return ("{" + ", ".join(items) + "}" if items else None), dropped
 
 
-def _agent_lines(
-    name: str, runs: list[AgentInvocation], var: str, top: list[AgentInvocation]
-) -> Iterator[str]:
-    parents = sorted({r.parent.name for r in runs if r.parent is not None})
-    where = f", nested in {', '.join(parents)}" if parents else ""
-    turns = [str(turn) for turn, inv in enumerate(top, 1) if inv in runs]
-    when = f", turn {', '.join(turns)}" if turns else ""
-    yield f"# agent {_literal(name)}: {len(runs)} run(s){where}{when}"
-    yield f"{var} = a.called_agent({_literal(name)}, count={len(runs)}).top_level_only()"
-    for parent in parents:
-        inside = sum(1 for r in runs if r.parent is not None and r.parent.name == parent)
-        yield f"a.called_agent({_literal(parent)}).called_agent({_literal(name)}, count={inside})"
-    statuses = {r.status for r in runs}
-    if statuses == {"succeeded"}:
+def _agent_lines(facts: AgentFacts, var: str) -> Iterator[str]:
+    name = literal(facts.name)
+    where = f", nested in {', '.join(literal(p) for p, _ in facts.parents)}" if facts.parents else ""
+    when = f", turn {', '.join(str(t) for t in facts.turns)}" if facts.turns else ""
+    yield f"# agent {name}: {facts.count} run(s){where}{when}"
+    yield f"{var} = a.called_agent({name}, count={facts.count}).top_level_only()"
+    for parent, inside in facts.parents:
+        yield f"a.called_agent({literal(parent)}).called_agent({name}, count={inside})"
+    if facts.outcome == "succeeded":
         yield f"{var}.has_succeeded()"
-    elif statuses == {"failed"}:
+    elif facts.outcome == "failed":
         yield f"{var}.has_failed()"
-    tools = sorted((t for r in runs for t in r.tool_executions), key=lambda t: t.start_ns)
-    ok = [t for t in tools if t.failed is False]
-    if ok:
-        items = [
-            f"({_literal(t.name)}, {_literal(t.arguments)})"
-            if _depth(t.arguments) <= _MAX_DEPTH
-            else _literal(t.name)
-            for t in ok
-        ]
+    if not facts.checkable:
+        yield "# its runs ended differently (a failure or a cancellation): what they did is not checked"
+        return
+    if facts.ok_tools:
+        items = []
+        left_out = False
+        for golden, run in facts.ok_tools:
+            args, dropped = _arguments(run.arguments, golden.arguments)
+            left_out = left_out or dropped
+            items.append(literal(golden.name) if args is None else f"({literal(golden.name)}, {args})")
+        if left_out:
+            yield _LEFT_OUT
         yield from _call(f"{var}.has_tools_executed_in_order", items, one_per_line=True)
-    for tool_name in sorted({t.name for t in tools if t.failed is True}):
-        errors = [t.error.message for t in tools if t.name == tool_name and t.failed and t.error]
-        text = next((e for e in errors if e), None)
-        if text:  # the first line of the error, cut: enough to tell this failure from another
-            shown = _literal(text.strip().splitlines()[0][:60])
+    for failed in facts.failed:
+        if failed.needle:
             yield from _call(
-                f"{var}.has_tool_execution_failed", [_literal(tool_name), f"error_containing={shown}"]
+                f"{var}.has_tool_execution_failed",
+                [literal(failed.name), f"error_containing={literal(failed.needle)}"],
             )
         else:
-            yield f"{var}.has_tool_execution_failed({_literal(tool_name)})"
-    for target in sorted({h.to_agent for r in runs for h in r.handoffs if h.to_agent}):
-        yield f"{var}.has_handed_off_to({_literal(target)})"
-    if not any(r.handoffs for r in runs):
+            yield f"{var}.has_tool_execution_failed({literal(failed.name)})"
+    for target in facts.handoff_targets:
+        yield f"{var}.has_handed_off_to({literal(target)})"
+    if not facts.handoffs:
         yield f"{var}.has_no_handoffs()"
-    own = sum(len(r.model_calls) for r in runs)
-    yield f"{var}.has_own_model_call_count({own})"
-    if all(t.failed is not None for t in tools):
+    yield f"{var}.has_own_model_call_count({facts.own_chat_calls})"
+    if facts.all_checked:
         yield f"{var}.has_no_more_tool_executions()"
 
 
@@ -122,52 +142,41 @@ def _call(func: str, args: list[str], *, one_per_line: bool = False) -> Iterator
     yield ")"
 
 
-def _depth(value: Any) -> int:
-    """How deep ``value`` nests (counted up to one past `_MAX_DEPTH`)."""
-    deepest = 0
-    stack = [(value, 0)]
-    while stack:
-        item, depth = stack.pop()
-        deepest = max(deepest, depth)
-        if depth > _MAX_DEPTH:
-            break
-        if isinstance(item, dict):
-            stack.extend((v, depth + 1) for v in item.values())
-        elif isinstance(item, list | tuple):
-            stack.extend((v, depth + 1) for v in item)
-    return deepest
+def _outside_lines(facts: TraceFacts) -> Iterator[str]:
+    if facts.outside_tools:
+        yield "# tools executed outside any agent (the counts take in every execution of the tool)"
+        for name, n in facts.outside_tools:
+            yield f"a.called_tool({literal(name)}, count={n})"
 
 
-def _literal(value: Any) -> str:
-    """``value`` as Python source in the style ruff formats (double quotes); JSON-like data, anything
-    else by its repr."""
-    if isinstance(value, str):
-        return json.dumps(value, ensure_ascii=False)
-    if isinstance(value, dict):
-        return "{" + ", ".join(f"{_literal(k)}: {_literal(v)}" for k, v in value.items()) + "}"
-    if isinstance(value, list | tuple):
-        items = ", ".join(_literal(v) for v in value)
-        return f"[{items}]" if isinstance(value, list) else f"({items}{',' if len(value) == 1 else ''})"
-    return repr(value)
+def _limit(total: float, margin: float) -> int:
+    """The smallest whole limit at or above ``total`` plus the margin, never below the total or 0
+    (the margin is left out when it would overflow)."""
+    floor = math.ceil(total)
+    try:
+        scaled = total * (1 + margin)
+    except OverflowError:  # an int total too large for a float
+        return max(0, floor)
+    return max(0, floor, math.ceil(scaled) if math.isfinite(scaled) else floor)
 
 
-def _outside_lines(trace: Trace) -> Iterator[str]:
-    outside: dict[str, int] = {}
-    for tool in trace.tool_executions:
-        if tool.agent is None or tool.agent.implicit:
-            outside[tool.name] = outside.get(tool.name, 0) + 1
-    if outside:
-        yield "# tools executed outside any agent"
-        for name, n in sorted(outside.items()):
-            yield f"a.called_tool({_literal(name)}, count={n})"
+def _budget_lines(facts: TraceFacts, margin: float) -> Iterator[str]:
+    if facts.no_budget:
+        yield f"# {facts.no_budget}"
+    elif facts.tokens is not None:
+        total = facts.tokens[0]
+        yield f"# tokens: {literal(total)} recorded, {margin:.0%} margin"
+        yield f"a.under_token_limit({literal(_limit(total, margin))})"
 
 
-def _budget_lines(trace: Trace, margin: float) -> Iterator[str]:
-    total, counted = trace.token_total()
-    if counted:
-        limit = math.ceil(total * (1 + margin))
-        yield f"# tokens: {total} recorded, {margin:.0%} margin"
-        yield f"a.under_token_limit({limit})"
+def _live_parts(live: str | None) -> tuple[str, str]:
+    parts = live.split(":") if isinstance(live, str) else []
+    names = [p for part in parts[:1] for p in part.split(".")] + parts[1:2]
+    if len(parts) != 2 or not all(n.isidentifier() and not keyword.iskeyword(n) for n in names):
+        raise ValueError(
+            f"live mode needs MODULE:CALLABLE (a dotted module path and a function name), got {live!r}"
+        )
+    return parts[0], parts[1]
 
 
 def generate_test(
@@ -180,31 +189,32 @@ def generate_test(
     source_name: str = "a trace",
 ) -> GeneratedTest:
     """The source of a pytest module asserting ``trace``'s behaviour (see the module docstring)."""
-    if not name.isidentifier() or not name.startswith("test"):
+    if not isinstance(name, str) or not name.isidentifier() or not name.startswith("test"):
         raise ValueError(f"the test name must be a Python identifier starting with 'test', got {name!r}")
     if not token_margin >= 0:
         raise ValueError(f"token_margin must be >= 0, got {token_margin!r}")
     if mode not in ("replay", "live"):
         raise ValueError(f"mode must be 'replay' or 'live', got {mode!r}")
-    if mode == "live" and (live is None or live.count(":") != 1 or not all(live.split(":"))):
-        raise ValueError(f"live mode needs MODULE:CALLABLE, got {live!r}")
+    module, func = _live_parts(live) if mode == "live" else ("", "")
+    facts = trace_facts(trace)
+    reserved = _RESERVED | {name} | ({func} if func else set())
     body: list[str] = []
     used: set[str] = set()
-    top = [inv for inv in trace.agents if not inv.implicit]
-    if top:
-        body.append(f"a.has_turn_count({len(trace.turns)})")
-    for agent_name, runs in _by_name(trace).items():
+    if facts.has_agents:
+        body.append(f"a.has_turn_count({facts.turns})")
+    for agent in facts.agents:
         if body:
             body.append("")
-        body.extend(_agent_lines(agent_name, runs, _var(agent_name, used), top))
-    outside = list(_outside_lines(trace))
-    if outside:
-        body.extend(["", *outside])
-    budget = list(_budget_lines(trace, token_margin))
-    if budget:
-        body.extend(["", *budget])
-    head = [f'"""Behaviour of {source_name}, as `traceassert generate` recorded it. Edit freely."""', ""]
+        body.extend(_agent_lines(agent, _var(agent.name, used, reserved)))
+    if facts.unnamed_agents:
+        body.extend(["", f"# {facts.unnamed_agents} agent run(s) without a name are not checked"])
+    for section in (list(_outside_lines(facts)), list(_budget_lines(facts, token_margin))):
+        if section:
+            body.extend(["", *section])
+    doc = f"Behaviour of {redact_text(source_name)}, as `traceassert generate` recorded it. Edit freely."
+    head = [literal(doc), ""]
     indent = "    "
+    golden: str | None = None
     if mode == "replay":
         golden = f"{name}.golden.json"
         head += [
@@ -212,16 +222,13 @@ def generate_test(
             "",
             "import traceassert as ta",
             "",
-            f"GOLDEN = Path(__file__).with_name({_literal(golden)})",
+            f"GOLDEN = Path(__file__).with_name({literal(golden)})",
             "",
             "",
             f"def {name}() -> None:",
             f"{indent}a = ta.assert_trace(ta.load_trace(GOLDEN))",
         ]
     else:
-        assert live is not None
-        module, func = live.split(":")
-        golden = None
         head += [
             "import traceassert as ta",
             f"from {module} import {func}",
