@@ -44,20 +44,32 @@ def _summ_model(call: ModelCall) -> dict[str, Any]:
     }
 
 
-def _summ_agent(inv: AgentInvocation) -> dict[str, Any]:
-    # iterative: agents may nest deeper than the recursion limit
-    top = _summ_one_agent(inv)
+def _summ_agent(inv: AgentInvocation, redact: bool) -> dict[str, Any]:
+    # iterative: agents may nest deeper than the recursion limit (and than redaction looks: each
+    # agent's own facts are redacted on their own, never the tree as one value)
+    top = _summ_one_agent(inv, redact)
     stack = [(inv, top)]
     while stack:
         parent, out = stack.pop()
         for nested in parent.nested:
-            child = _summ_one_agent(nested)
+            child = _summ_one_agent(nested, redact)
             out["nested"].append(child)
             stack.append((nested, child))
     return top
 
 
-def _summ_one_agent(inv: AgentInvocation) -> dict[str, Any]:
+def _summ_one_agent(inv: AgentInvocation, redact: bool) -> dict[str, Any]:
+    own = _redacted(_agent_facts(inv), redact)
+    own["nested"] = []
+    return own
+
+
+def _redacted(facts: dict[str, Any], redact: bool) -> dict[str, Any]:
+    """``facts`` with secret-looking values redacted by key (as dumps are), when ``redact``."""
+    return dict(redact_value(facts)) if redact else facts
+
+
+def _agent_facts(inv: AgentInvocation) -> dict[str, Any]:
     return {
         "name": inv.name,
         "implicit": inv.implicit,
@@ -80,13 +92,10 @@ def _summ_one_agent(inv: AgentInvocation) -> dict[str, Any]:
 def summarize(trace: Trace, *, redact: bool | None = None) -> dict[str, Any]:
     """The summary dict of ``trace``; secret-looking values redacted (by key, as dumps are) unless
     ``redact=False`` (None: on, unless turned off for the process)."""
-    summary = _summarize(trace)
-    if redacting() if redact is None else redact:
-        return dict(redact_value(summary))
-    return summary
+    return _summarize(trace, redacting() if redact is None else redact)
 
 
-def _summarize(trace: Trace) -> dict[str, Any]:
+def _summarize(trace: Trace, redact: bool) -> dict[str, Any]:
     calls = trace.model_calls
     tools = trace.tool_executions
 
@@ -95,7 +104,7 @@ def _summarize(trace: Trace) -> dict[str, Any]:
         return sum(vals) if vals else None
 
     return {
-        "agents": [_summ_agent(a) for a in trace.agents],
+        "agents": [_summ_agent(a, redact) for a in trace.agents],
         "totals": {
             "agent_invocations": len(trace.all_agents()),
             "tool_executions": len(tools),
@@ -110,7 +119,8 @@ def _summarize(trace: Trace) -> dict[str, Any]:
         },
         "tool_order": [t.name for t in tools],
         "unexecuted_tool_requests": [
-            {"name": r.name, "arguments": r.arguments} for r in trace.unexecuted_tool_requests
+            _redacted({"name": r.name, "arguments": r.arguments}, redact)
+            for r in trace.unexecuted_tool_requests
         ],
         "unclassified_spans": len(trace.unclassified),
         "unfinished_spans": len(trace.unfinished),

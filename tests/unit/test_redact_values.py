@@ -208,3 +208,15 @@ def test_summary_command_redacts_by_default(
     assert json.loads(capsys.readouterr().out)["agents"][0]["tool_executions"][0]["arguments"][
         "password"
     ] == ("hunter2pw")
+
+
+def test_summary_redacts_agents_nested_deeper_than_redaction_looks_and_keeps_them_all() -> None:
+    b = SpanBuilder()
+    parent = None
+    for i in range(100):
+        parent = b.agent(f"a{i}", parent=parent)
+    assert parent is not None
+    b.tool("login", parent, args=json.dumps({"password": "deep-hunter2"}))
+    text = json.dumps(b.trace().summary())
+    assert text.count('"name": "a') == 100
+    assert '"arguments": {"password": "[REDACTED]"}' in text and "deep-hunter2" not in text
