@@ -220,3 +220,19 @@ def test_summary_redacts_agents_nested_deeper_than_redaction_looks_and_keeps_the
     text = json.dumps(b.trace().summary())
     assert text.count('"name": "a') == 100
     assert '"arguments": {"password": "[REDACTED]"}' in text and "deep-hunter2" not in text
+
+
+def test_expect_shows_what_it_found_and_was_given_redacted() -> None:
+    with pytest.raises(ta.TraceAssertionError) as info:
+        ta.expect({"user": "bob", "api_key": "k-found-123"}).to_equal(
+            {"user": "amy", "api_key": "k-given-456"}
+        )
+    text = str(info.value)
+    assert "k-found-123" not in text and "k-given-456" not in text
+    assert (
+        "'user': 'amy', 'api_key': '[REDACTED]'" in text or '"user": "amy", "api_key": "[REDACTED]"' in text
+    )
+    assert '"user": "bob", "api_key": "[REDACTED]"' in text
+    with pytest.raises(TypeError) as err:
+        ta.expect("Bearer abcdef123456").to_be_less_than(3)
+    assert "abcdef123456" not in str(err.value) and "Bearer [REDACTED]" in str(err.value)
