@@ -1,4 +1,5 @@
-"""The text tree of a trace (for failure messages and ``traceassert show``) and its summary dict."""
+"""The text tree of a trace (for failure messages and ``traceassert show``); the summary dict is in
+``_summary``."""
 
 from __future__ import annotations
 
@@ -22,7 +23,6 @@ __all__ = [
     "render_lines",
     "render_trace",
     "short",
-    "summarize",
 ]
 
 _RESET = "\x1b[0m"
@@ -104,12 +104,15 @@ def model_parts(call: ModelCall) -> list[str]:
     return parts
 
 
-def _describe_model(call: ModelCall, limit: int = 120) -> str:
+def _describe_model(call: ModelCall, limit: int = 120, redact: bool | None = None) -> str:
     parts = model_parts(call)
     if call.failed:
-        parts.append(
-            "FAILED" + (f": {_cut_text(str(call.error), limit * 2)}" if call.error is not None else "")
+        error = (
+            f": {_cut_text(str(_shown(str(call.error), redact)), limit * 2)}"
+            if call.error is not None
+            else ""
         )
+        parts.append("FAILED" + error)
     return " ".join(parts)
 
 
@@ -195,11 +198,11 @@ def _lines(trace: Trace, paint: _Painter, max_value_chars: int) -> list[Any]:
         tail.append("(no agent invocations, tool executions or model calls recognised)")
     unfinished = trace.unfinished
     if unfinished:
-        names = ", ".join(repr(s.name) for s in unfinished[:10])
+        names = ", ".join(repr(_shown(s.name, paint.redact)) for s in unfinished[:10])
         tail.append(f"still open when read: {len(unfinished)} span(s): {names}")
     unknown = trace.unclassified
     if unknown:
-        names = ", ".join(sorted({repr(s.name) for s in unknown})[:10])
+        names = ", ".join(sorted({repr(_shown(s.name, paint.redact)) for s in unknown})[:10])
         tail.append(f"not recognised by any dialect: {len(unknown)} span(s): {names}")
     tail.extend(f"warning: {note}" for note in trace.warnings[:10])
     lines.extend(paint.line("", "", "", text) for text in tail)
@@ -227,7 +230,7 @@ def _render_items(
         return f"retrieval {query} -> {len(item.documents)} document(s)"
 
     def model_text(call: ModelCall) -> str:
-        return f"model {paint(_describe_model(call, limit), 'model')}"
+        return f"model {paint(_describe_model(call, limit, paint.redact), 'model')}"
 
     spawners = inv.nested
     branch, end = prefix + "├─ ", prefix + "└─ "
@@ -301,100 +304,3 @@ def _agent_lines(inv: AgentInvocation, head: str, prefix: str, paint: _Painter, 
     items.sort(key=lambda p: (p[0], order.get(id(p[1]), 0)))
     _render_items(items, inv, prefix, lines, paint, limit)
     return lines
-
-
-# -- summary ------------------------------------------------------------------------------------------
-
-
-def _error(err: Any) -> dict[str, Any] | None:
-    if err is None:
-        return None
-    return {"type": err.type, "message": err.message}
-
-
-def _summ_tool(tool: ToolExecution) -> dict[str, Any]:
-    return {
-        "name": tool.name,
-        "arguments": tool.arguments,
-        "result": tool.result,
-        "failed": tool.failed,
-        "error": _error(tool.error),
-    }
-
-
-def _summ_model(call: ModelCall) -> dict[str, Any]:
-    return {
-        "operation": call.operation,
-        "model": call.model,
-        "provider": call.provider,
-        "input_tokens": call.input_tokens,
-        "output_tokens": call.output_tokens,
-        "total_tokens": call.total_tokens,
-        "finish_reasons": list(call.finish_reasons),
-        "failed": call.failed,
-        "requested_tools": [r.name for r in call.requested_tools],
-    }
-
-
-def _summ_agent(inv: AgentInvocation) -> dict[str, Any]:
-    # iterative: agents may nest deeper than the recursion limit
-    top = _summ_one_agent(inv)
-    stack = [(inv, top)]
-    while stack:
-        parent, out = stack.pop()
-        for nested in parent.nested:
-            child = _summ_one_agent(nested)
-            out["nested"].append(child)
-            stack.append((nested, child))
-    return top
-
-
-def _summ_one_agent(inv: AgentInvocation) -> dict[str, Any]:
-    return {
-        "name": inv.name,
-        "implicit": inv.implicit,
-        "status": inv.status,
-        "error": _error(inv.error),
-        "input": inv.input,
-        "output": inv.output,
-        "tool_executions": [_summ_tool(t) for t in inv.tool_executions],
-        "model_calls": [_summ_model(m) for m in inv.model_calls],
-        "retrievals": [{"query": r.query, "documents": list(r.documents)} for r in inv.retrievals],
-        "nested": [],
-        "via_tool": inv.via_tool.name if inv.via_tool is not None else None,
-        "handoffs": [
-            {"from": h.from_agent, "to": h.to_agent, "taken_up": h.to_invocation is not None}
-            for h in inv.handoffs
-        ],
-    }
-
-
-def summarize(trace: Trace) -> dict[str, Any]:
-    calls = trace.model_calls
-    tools = trace.tool_executions
-
-    def total(attr: str) -> int | None:
-        vals = [getattr(c, attr) for c in calls if getattr(c, attr) is not None]
-        return sum(vals) if vals else None
-
-    return {
-        "agents": [_summ_agent(a) for a in trace.agents],
-        "totals": {
-            "agent_invocations": len(trace.all_agents()),
-            "tool_executions": len(tools),
-            "failed_tool_executions": sum(1 for t in tools if t.failed),
-            "model_calls": len(calls),
-            "input_tokens": total("input_tokens"),
-            "output_tokens": total("output_tokens"),
-            "total_tokens": total("total_tokens"),
-            "retrievals": len(trace.retrievals),
-            "handoffs": len(trace.handoffs),
-            "unexecuted_tool_requests": len(trace.unexecuted_tool_requests),
-        },
-        "tool_order": [t.name for t in tools],
-        "unexecuted_tool_requests": [
-            {"name": r.name, "arguments": r.arguments} for r in trace.unexecuted_tool_requests
-        ],
-        "unclassified_spans": len(trace.unclassified),
-        "unfinished_spans": len(trace.unfinished),
-    }

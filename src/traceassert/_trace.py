@@ -171,8 +171,11 @@ class Trace(SpanTree):
             self, color=color, max_value_chars=max_value_chars, durations=durations, redact=redact
         )
 
-    def summary(self) -> dict[str, Any]:
-        """A deterministic plain dict of what happened (no ids, no timestamps), for snapshot tests."""
-        from ._render import summarize
+    def summary(self, *, redact: bool | None = None) -> dict[str, Any]:
+        """A deterministic plain dict of what happened (no ids, no timestamps), for snapshot tests.
 
-        return summarize(self)
+        Secret-looking values are redacted as dumps redact them unless ``redact=False`` (None: on,
+        unless turned off for the process, as ``--traceassert-no-redact`` does)."""
+        from ._summary import summarize
+
+        return summarize(self, redact=redact)

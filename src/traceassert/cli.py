@@ -31,7 +31,8 @@ _CONVERT_EPILOG = """examples:
 exit status: 0 written, 2 unreadable input or an output that is not a regular file
 """
 _SUMMARY_EPILOG = """examples:
-  traceassert summary run.json --json > expected.json
+  traceassert summary run.json --json > expected.json     secrets redacted (the default)
+  traceassert summary run.json --json --no-redact         every value as it is
 """
 
 
@@ -96,7 +97,7 @@ def _show_html(files: list[str], args: argparse.Namespace) -> int:
 
 def _cmd_summary(args: argparse.Namespace) -> int:
     trace = _load(args.files, args.format)
-    summary = trace.summary()
+    summary = trace.summary(redact=not args.no_redact)
     if args.json:
         from ._loaders.jsontext import json_text
 
@@ -188,6 +189,9 @@ def _parser() -> argparse.ArgumentParser:
     )
     summary.add_argument("files", nargs="+", metavar="FILE")
     summary.add_argument("--json", action="store_true", help="the full summary as JSON")
+    summary.add_argument(
+        "--no-redact", action="store_true", help="print secret-looking values as they are (default: redacted)"
+    )
     add_format(summary)
     summary.set_defaults(func=_cmd_summary)
 

@@ -15,6 +15,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any, TypeVar
 
 from .._errors import TraceAssertionError
+from .._loaders.redact import shown
 from .._model.records import AgentInvocation, Handoff, ModelCall, Retrieval, ToolExecution
 from .._render import describe_tool
 from .selection import SOFT_COLLECTOR, SelectionBase
@@ -286,5 +287,7 @@ def _has_ancestor_in(inv: AgentInvocation, ids: set[int]) -> bool:
 
 
 def describe_value(value: Any) -> str:
-    text = repr(value)
+    """A value the check was given, for its first line: values under secret-looking keys and
+    secret-looking text redacted as the trace's values are (the line is read next to them)."""
+    text = repr(shown(value))
     return text if len(text) <= 100 else text[:99] + "…"

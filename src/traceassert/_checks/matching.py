@@ -14,6 +14,7 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from .._loaders.redact import is_secret_key, shown
 from .._model.values import has_own_eq
 from .._reconstruct.arguments import parse_arguments
 
@@ -111,8 +112,10 @@ def contains_text(actual: Any, needle: str) -> bool:
 # -- tool arguments -------------------------------------------------------------------------------------
 
 
-def _show(value: Any, limit: int = 80) -> str:
-    text = repr(value)
+def _show(value: Any, limit: int = 80, secret: bool = False) -> str:
+    """``value`` as a difference line shows it: redacted as messages are (whole under a secret key:
+    ``secret`` says a key on its path looks secret), then cut to ``limit`` characters."""
+    text = repr(shown(value, secret=secret))
     if len(text) > limit:
         text = text[: limit - 1] + "…"
     return text
@@ -130,42 +133,59 @@ def _parsed(value: Any) -> Any:
     return value
 
 
-def _diff(expected: Any, actual: Any, path: str, out: list[str]) -> None:
-    """Append to ``out`` why ``actual`` does not match ``expected`` (nothing when it does)."""
+def _diff(expected: Any, actual: Any, path: str, out: list[str], secret: bool = False) -> None:
+    """Append to ``out`` why ``actual`` does not match ``expected`` (nothing when it does). ``secret``:
+    a key on ``path`` looks secret, so both sides are shown redacted whole."""
     if has_own_eq(expected):
         if not bool(expected == actual):
-            out.append(f"{path}: {_show(actual)} does not match {_show(expected)}")
+            out.append(
+                f"{path}: {_show(actual, secret=secret)} does not match {_show(expected, secret=secret)}"
+            )
         return
     if isinstance(expected, Mapping | list | tuple):
         actual = _parsed(actual)
     if isinstance(expected, Mapping):
         if not isinstance(actual, Mapping):
-            out.append(f"{path}: {_show(actual)} is not an object (expected {_show(dict(expected))})")
+            out.append(
+                f"{path}: {_show(actual, secret=secret)} is not an object "
+                f"(expected {_show(dict(expected), secret=secret)})"
+            )
             return
         for key, value in expected.items():
+            under = secret or _secret_key(key)
             if key in actual:
-                _diff(value, actual[key], f"{path}[{key!r}]", out)
+                _diff(value, actual[key], f"{path}[{key!r}]", out, under)
             else:
-                out.append(f"{path}[{key!r}]: missing (expected {_show(value)})")
+                out.append(f"{path}[{key!r}]: missing (expected {_show(value, secret=under)})")
         for key, value in actual.items():
             if key not in expected:
-                out.append(f"{path}[{key!r}]: {_show(value)} is not expected (objects must match exactly)")
+                out.append(
+                    f"{path}[{key!r}]: {_show(value, secret=secret or _secret_key(key))} is not expected "
+                    "(objects must match exactly)"
+                )
         return
     if isinstance(expected, list | tuple):
         if not isinstance(actual, list | tuple):
-            out.append(f"{path}: {_show(actual)} is not an array (expected {_show(list(expected))})")
+            out.append(
+                f"{path}: {_show(actual, secret=secret)} is not an array "
+                f"(expected {_show(list(expected), secret=secret)})"
+            )
             return
         if len(expected) != len(actual):
             out.append(
                 f"{path}: {len(actual)} item(s) != {len(expected)} item(s) "
-                f"({_show(list(actual))} != {_show(list(expected))})"
+                f"({_show(list(actual), secret=secret)} != {_show(list(expected), secret=secret)})"
             )
             return
         for i, (e, a) in enumerate(zip(expected, actual, strict=True)):
-            _diff(e, a, f"{path}[{i}]", out)
+            _diff(e, a, f"{path}[{i}]", out, secret)
         return
     if isinstance(actual, Mapping | list | tuple) or not json_equal(expected, actual):
-        out.append(f"{path}: {_show(actual)} != {_show(expected)}")
+        out.append(f"{path}: {_show(actual, secret=secret)} != {_show(expected, secret=secret)}")
+
+
+def _secret_key(key: Any) -> bool:
+    return isinstance(key, str) and is_secret_key(key)
 
 
 def argument_mismatches(expected: Any, actual: Any, *, path: str = "args") -> list[str]:
@@ -188,10 +208,11 @@ def argument_mismatches(expected: Any, actual: Any, *, path: str = "args") -> li
         out.append(f"{path}: {_show(actual)} is not an object")
         return out
     for key, value in expected.items():
+        under = _secret_key(key)
         if key in actual:
-            _diff(value, actual[key], f"{path}[{key!r}]", out)
+            _diff(value, actual[key], f"{path}[{key!r}]", out, under)
         else:
-            out.append(f"{path}[{key!r}]: missing (expected {_show(value)})")
+            out.append(f"{path}[{key!r}]: missing (expected {_show(value, secret=under)})")
     return out
 
 

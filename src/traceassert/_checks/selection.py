@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from .._capture import Capture
 from .._errors import TraceAssertionError, TraceCaptureError
-from .._loaders.redact import redact_text, redacting
+from .._loaders.redact import redact_text, redacting, shown
 from .._model.gcpause import gc_paused
 from .._model.records import AgentInvocation, ModelCall, ToolExecution
 from .._model.span import Span
@@ -315,7 +315,7 @@ class SelectionBase:
         open_spans = trace.unfinished
         note = ""
         if open_spans:
-            names = ", ".join(repr(s.name) for s in open_spans[:10])
+            names = ", ".join(repr(shown(s.name)) for s in open_spans[:10])
             note = f"note: {len(open_spans)} span(s) had not ended when checked: {names}"
 
         def head(limit: int | None) -> list[str]:

@@ -63,7 +63,9 @@ class Matcher:
     def _number(self, check: str) -> float:
         value = self.value
         if isinstance(value, bool) or not isinstance(value, int | float):
-            raise TypeError(f"expect({self.key}).{check} needs a number, the value is {short(value, 80)}")
+            raise TypeError(
+                f"expect({self.key}).{check} needs a number, the value is {short(shown(value), 80)}"
+            )
         return float(value)
 
     def to_be_less_than(self, value: float, *, message: str | None = None) -> Matcher:
@@ -108,7 +110,10 @@ class Matcher:
         """The value ``==`` ``value``."""
         __tracebackhide__ = True
         return self._check(
-            bool(self.value == value), f"to_equal({short(value, 60)})", f"== {short(value, 200)}", message
+            bool(self.value == value),
+            f"to_equal({short(shown(value), 60)})",
+            f"== {short(shown(value), 200)}",
+            message,
         )
 
     def to_contain(self, value: Any, *, message: str | None = None) -> Matcher:
@@ -118,7 +123,10 @@ class Matcher:
             ok = value in self.value
         except TypeError:
             ok = False
-        return self._check(ok, f"to_contain({short(value, 60)})", f"to contain {short(value, 200)}", message)
+        wanted = shown(value)
+        return self._check(
+            ok, f"to_contain({short(wanted, 60)})", f"to contain {short(wanted, 200)}", message
+        )
 
     def to_be_none(self, *, message: str | None = None) -> Matcher:
         """The value is None."""

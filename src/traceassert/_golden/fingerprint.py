@@ -37,7 +37,7 @@ def fingerprint(
 ) -> dict[str, Any]:
     """The behaviour of ``trace`` (see the module docstring); equal for two traces of the same run.
     ``conversation_names`` renames conversation ids (as slim renumbers them)."""
-    summary = trace.summary()
+    summary = trace.summary(redact=False)  # as the trace holds it: redacting is the caller's choice
     names = conversation_names or {}
     agents = list(trace.agents)
     stack = list(zip(agents, summary["agents"], strict=True))

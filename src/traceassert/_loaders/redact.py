@@ -1,12 +1,13 @@
 """Redacting secrets from what traceassert writes: dumps, the score report, failure messages.
 
 Values under a secret-looking key (``scrub.is_secret_key``) are replaced by ``"[REDACTED]"``, whatever
-their type (a string, a number, an array, an object). Everything else is walked: span, event, link and
-resource attributes, mappings, tuples and lists, bytes (as UTF-8 text), and text. Text that holds JSON or
-a Python literal (``"{'api_key': 'abc'}"``) is parsed and redacted by key; any other text, and each
-string inside, is scanned for secret-looking values (``Bearer ...``, ``sk-...``, JWTs, URL passwords,
-``key=value`` pairs with a secret key). Conservative where it cannot look: a value nested deeper than
-64 levels, or text too deep to parse, is replaced whole. Token counts (``max_tokens``,
+their type (a string, a number, a boolean, an array, an object; None stays: nothing was recorded).
+Everything else is walked: span, event, link and resource attributes, mappings, tuples and lists, bytes
+(as UTF-8 text), and text. Text that holds JSON or a Python literal (``"{'api_key': 'abc'}"``) is
+parsed and redacted by key; any other text, and each string inside, is scanned for secret-looking values
+(``Bearer ...``, ``sk-...``, JWTs, URL passwords, ``key=value`` pairs with a secret key).
+Conservative where it cannot look: a value nested deeper than 64 levels, or text too deep to parse, is
+replaced whole. Token counts (``max_tokens``,
 ``gen_ai.usage.*_tokens``) stay.
 
 Messages (the rendered tree and tool listings in failures) are redacted too unless turned off for the
@@ -51,11 +52,15 @@ def redacting() -> bool:
     return _state["messages"]
 
 
-def shown(value: Any, key: str | None = None) -> Any:
+def shown(value: Any, key: str | None = None, *, secret: bool = False) -> Any:
     """``value`` (found under attribute ``key``, when given) as failure messages list it: secrets
-    redacted, the whole value when the key itself looks secret, unless redaction is turned off."""
+    redacted, the whole value when the key itself looks secret (or ``secret``: a key above it did),
+    unless redaction is turned off. Every kind of value goes whole under a secret key: text, numbers,
+    booleans, arrays and objects (only None, nothing recorded, stays)."""
     if not redacting():
         return value
+    if secret and value is not None:
+        return REDACTED
     return redact_value(value) if key is None else redact_value({key: value})[key]
 
 
@@ -93,7 +98,7 @@ class _Redactor:
 
     def under(self, key: Any, value: Any, depth: int) -> Any:
         """``value`` found under ``key``: redacted whole when the key is secret-looking."""
-        if isinstance(key, str) and self.secret(key) and value is not None and not isinstance(value, bool):
+        if isinstance(key, str) and self.secret(key) and value is not None:
             return REDACTED
         return self.value(value, depth + 1)
 
@@ -181,12 +186,7 @@ class _Redactor:
             out: dict[Any, Any] = {}
             changed = False
             for key, value in data.items():
-                if (
-                    isinstance(key, str)
-                    and self.secret(key)
-                    and value is not None
-                    and not isinstance(value, bool)
-                ):
+                if isinstance(key, str) and self.secret(key) and value is not None:
                     out[key] = REDACTED
                     changed = True
                     continue
