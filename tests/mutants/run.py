@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -40,7 +41,7 @@ class Mutant:
 
 
 REPORT_T = ("tests/report/test_tree_state.py", "tests/report/test_view_model.py")
-GOLDEN_T = ("tests/unit/test_golden.py",)
+GOLDEN_T = ("tests/unit/test_golden_diff_boundaries.py", "tests/unit/test_golden.py")
 FLEET_T = ("tests/unit/test_boundaries.py", "tests/unit/test_fleet_stats.py")
 REDACT_T = ("tests/unit/test_redact.py",)
 NEST_T = ("tests/unit/test_nesting.py", "tests/unit/test_boundaries.py")
@@ -653,7 +654,14 @@ def run_one(mutant: Mutant, timeout: float) -> tuple[str, float]:
     return verdict, time.monotonic() - started
 
 
+def _stop(signum: int, frame: object) -> None:
+    raise SystemExit(f"stopped by signal {signum}")  # unwinds through run_one's finally: file restored
+
+
 def main(argv: list[str] | None = None) -> int:
+    # a shell that starts the script in the background makes it ignore SIGINT: restore both signals
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, _stop)
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--id", action="append", help="run only this mutant (repeatable)")
     parser.add_argument("--timeout", type=float, default=240.0, help="seconds per mutant")
