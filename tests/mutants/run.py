@@ -8,7 +8,8 @@ Not collected by pytest (run it by hand from the repository root):
 
 Each mutant replaces one exact snippet of one file, runs the tests chosen for it
 (``python -m pytest FILES -x -q -p no:randomly`` with a timeout) and is *killed* when they fail,
-*survived* when they pass, *anchor-missing* when the snippet is not (exactly once) in the file (the
+*survived* when they pass, *timeout* when they run out of time (a hang, or a busy machine: rerun it
+alone with ``--id``), *anchor-missing* when the snippet is not (exactly once) in the file (the
 code changed since the mutant was written). The file is always restored (try/finally), and the script
 refuses to start when a target file has uncommitted changes.
 """
@@ -648,7 +649,7 @@ def run_one(mutant: Mutant, timeout: float) -> tuple[str, float]:
             done = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, timeout=timeout)
             verdict = "survived" if done.returncode == 0 else "killed"
         except subprocess.TimeoutExpired:
-            verdict = "killed"  # a hang is a failure the suite shows
+            verdict = "timeout"  # a hang, or a machine too busy: told apart, counted as neither
     finally:
         path.write_text(original, encoding="utf-8")
     return verdict, time.monotonic() - started
@@ -694,7 +695,8 @@ def main(argv: list[str] | None = None) -> int:
     killed = sum(1 for r in counted if r[1] == "killed")
     print(
         f"\ntotal {len(rows)}, equivalent {sum(r[1] == 'equivalent' for r in rows)}, "
-        f"anchor-missing {sum(r[1] == 'anchor-missing' for r in rows)}, killed {killed}, "
+        f"anchor-missing {sum(r[1] == 'anchor-missing' for r in rows)}, "
+        f"timeout {sum(r[1] == 'timeout' for r in rows)}, killed {killed}, "
         f"survived {len(counted) - killed}"
     )
     if counted:
