@@ -110,7 +110,8 @@ def check_output_dir(path: str | os.PathLike[str], *, what: str = "files") -> No
 
 def check_outputs(paths: Mapping[str, str], folders: bool) -> str | None:
     """The first refusal of `check_output` (or `check_output_dir` when ``folders``) among ``paths``
-    (option -> path), as ``"OPTION=PATH: why"``; None when every path can be written."""
+    (what the user wrote, such as ``"--opt=PATH"`` -> the path), as ``"WHAT: why"``; None when every
+    path can be written."""
     for option, path in paths.items():
         try:
             if folders:
@@ -118,7 +119,7 @@ def check_outputs(paths: Mapping[str, str], folders: bool) -> str | None:
             else:
                 check_output(path, what="a file")
         except OSError as exc:
-            return f"{option}={path}: {exc}"
+            return f"{option}: {exc}"
     return None
 
 

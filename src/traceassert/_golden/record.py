@@ -29,10 +29,9 @@ def output_problem(config: Any) -> str | None:
         return None
     values = {option: config.getoption(option, None) for option in OUTPUT_FILES + OUTPUT_FOLDERS}
     base = config.invocation_params.dir
-    files = {o: os.path.join(base, v) for o in OUTPUT_FILES if (v := values[o])}
-    return check_outputs(files, False) or check_outputs(
-        {o: v for o in OUTPUT_FOLDERS if (v := values[o])}, True
-    )
+    files = {f"{o}={v}": os.path.join(base, v) for o in OUTPUT_FILES if (v := values[o])}
+    folders = {f"{o}={v}": v for o in OUTPUT_FOLDERS if (v := values[o])}
+    return check_outputs(files, False) or check_outputs(folders, True)
 
 
 def safe_test_name(nodeid: str) -> str:
