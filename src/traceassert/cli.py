@@ -86,8 +86,10 @@ def _cmd_show(args: argparse.Namespace) -> int:
 
 def _show_html(files: list[str], args: argparse.Namespace) -> int:
     """``show --html OUT``: one section per file, or per trace id when a file holds several traces."""
+    from ._common.files import check_output
     from ._report import file_page, file_traces, write_page
 
+    check_output(args.html, what="the HTML report")  # before the work (exit 2 when refused)
     traces = file_traces(files, lambda path: _load([path], args.format))
     page = file_page(traces, redact=not args.no_redact, limit=args.width)
     write_page(args.html, page)
@@ -112,8 +114,10 @@ def _cmd_summary(args: argparse.Namespace) -> int:
 
 
 def _cmd_convert(args: argparse.Namespace) -> int:
+    from ._common.files import check_output
     from ._loaders import dump_trace
 
+    check_output(args.output, what="a trace")  # before the work (exit 2 when refused)
     trace = _load([args.input], args.format)
     dump_trace(trace, args.output, redact=not args.no_redact)
     print(f"wrote {len(trace.spans)} spans to {args.output}", file=sys.stderr)

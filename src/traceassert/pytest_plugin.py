@@ -64,6 +64,10 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "traceassert: the test's spans are captured (automatic for the trace_* fixtures)"
     )
+    from ._golden.record import output_problem
+
+    if problem := output_problem(config):  # a bad output is refused before the run starts
+        raise pytest.UsageError(problem)
     _configure_results(config)
     if config.getoption("verbose", 0) >= 2:
         # pytest -vv: failure messages in full (every tool execution, the whole tree)

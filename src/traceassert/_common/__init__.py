@@ -5,4 +5,20 @@ Imports nothing from the package but ``_errors``; the model and every stage afte
 
 from __future__ import annotations
 
-__all__: list[str] = []
+from .files import (
+    UnsafeOutputError,
+    check_output,
+    check_output_dir,
+    check_outputs,
+    special_kind,
+    write_atomic,
+)
+
+__all__: list[str] = [
+    "UnsafeOutputError",
+    "check_output",
+    "check_output_dir",
+    "check_outputs",
+    "special_kind",
+    "write_atomic",
+]

@@ -332,8 +332,10 @@ def write_report(
     """Write one JSON line per test, then one ``summary`` line.
 
     Secrets in the records (score values and details, for example) are redacted unless ``redact=False``;
-    an iterable of regular expressions redacts the keys they match as well. Token counts stay.
+    an iterable of regular expressions redacts the keys they match as well. Token counts stay. The file
+    is written whole or not at all, only over a regular file or a new path (else ``TraceWriteError``).
     """
+    from .._common.files import write_atomic
     from .._loaders.redact import redact_value
 
     patterns: Iterable[str] = () if redact is True or redact is False else list(redact)
@@ -342,6 +344,5 @@ def write_report(
         records = [redact_value(r, patterns) for r in records]
     # the summary is made from the written records: score names stay, label values are as redacted
     records.append(jsonable(summarize(records)))
-    with open(path, "w", encoding="utf-8") as fh:
-        for record in records:
-            fh.write(json.dumps(record, ensure_ascii=False) + "\n")
+    text = "".join(json.dumps(record, ensure_ascii=False) + "\n" for record in records)
+    write_atomic(path, text.encode("utf-8"), what="the report")

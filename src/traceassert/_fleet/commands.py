@@ -174,6 +174,14 @@ def _cmd_check(args: argparse.Namespace) -> int:
     except (PolicyError, ValueError) as exc:
         print(f"traceassert check: {exc}", file=sys.stderr)
         return EXIT_UNREADABLE
+    if args.stats_json:
+        from .._common.files import check_output
+
+        try:  # before any file is read: a bad output is refused at once
+            check_output(args.stats_json, what="the stats")
+        except OSError as exc:
+            print(f"traceassert check: cannot write {args.stats_json}: {exc}", file=sys.stderr)
+            return EXIT_UNREADABLE
     show_progress = sys.stderr.isatty() and not args.quiet
 
     def on_file(done: int, total: int) -> None:
@@ -213,12 +221,11 @@ def _cmd_check(args: argparse.Namespace) -> int:
     if args.stats:
         print(stats_text(run.stats))
     if args.stats_json:
-        from .._errors import TraceWriteError
         from .._loaders.dump import json_bytes, write_file
 
         try:  # whole or not at all, and only a regular file (a symbolic link is refused)
-            write_file(Path(args.stats_json), json_bytes(run.stats.to_json(), indent=2))
-        except (TraceWriteError, OSError) as exc:
+            write_file(Path(args.stats_json), json_bytes(run.stats.to_json(), indent=2), what="the stats")
+        except OSError as exc:
             print(f"traceassert check: cannot write {args.stats_json}: {exc}", file=sys.stderr)
             return EXIT_UNREADABLE
     if run.interrupted:

@@ -24,7 +24,7 @@ _GENERATE_EPILOG = """examples:
   traceassert generate run.json --name test_checkout -o tests/test_checkout.py
       writes tests/test_checkout.py and the golden tests/test_checkout.golden.json beside it
   traceassert generate run.json --name test_checkout --live app.agent:run_checkout -o tests/test_live.py
-exit status: 0 written, 2 unreadable input
+exit status: 0 written, 2 unreadable input or an output that is not a regular file
 """
 _DIFF_EPILOG = """examples:
   traceassert diff tests/golden/checkout.json new-run.json
@@ -38,8 +38,10 @@ def _size(n: int) -> str:
 
 
 def _cmd_slim(args: argparse.Namespace, load: Callable[[list[str], str | None], Trace]) -> int:
+    from .._common.files import check_output
     from .slim import slim_trace, write_slim
 
+    check_output(args.output, what="a golden trace")  # before the work (exit 2 when refused)
     trace = load([args.input], args.format)
     result = slim_trace(
         trace,
@@ -61,9 +63,12 @@ def _cmd_slim(args: argparse.Namespace, load: Callable[[list[str], str | None], 
 
 
 def _cmd_generate(args: argparse.Namespace, load: Callable[[list[str], str | None], Trace]) -> int:
+    from .._common.files import check_output
     from .generate import generate_test
     from .slim import slim_trace
 
+    if args.output:  # before the work (exit 2 when refused)
+        check_output(args.output, what="the generated test module")
     trace = load([args.input], args.format)
     try:
         test = generate_test(
@@ -83,9 +88,9 @@ def _cmd_generate(args: argparse.Namespace, load: Callable[[list[str], str | Non
         slim_trace(trace).write(golden)
         print(f"wrote the golden trace {golden}", file=sys.stderr)
     if args.output:
-        from .._loaders.dump import write_file
+        from .._common.files import write_atomic
 
-        write_file(Path(args.output), test.source.encode())
+        write_atomic(args.output, test.source.encode(), what="the generated test module")
         print(f"wrote {args.output}", file=sys.stderr)
     else:
         sys.stdout.write(test.source)

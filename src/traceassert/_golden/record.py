@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from .._trace import Trace
@@ -17,10 +17,31 @@ __all__ = [
     "golden_name",
     "golden_path",
     "name_of_test",
+    "output_problem",
     "record_golden",
     "record_test",
     "safe_test_name",
 ]
+
+#: the plugin's options that name a file it writes, and those that name a folder it writes into
+OUTPUT_FILES = ("--traceassert-report", "--traceassert-html")
+OUTPUT_FOLDERS = ("--traceassert-dump-dir", "--traceassert-record")
+
+
+def output_problem(config: Any) -> str | None:
+    """Why an output the pytest ``config`` names cannot be written (``"OPTION=PATH: why"``): a file
+    option naming a symbolic link, a FIFO, a device node, a socket or a directory, or a folder option
+    naming something else than a folder. None when all can be; the plugin refuses the run before it
+    starts. Not checked again on pytest-xdist workers (the controller did)."""
+    from .._common.files import check_outputs
+
+    if hasattr(config, "workerinput"):
+        return None
+    values = {option: config.getoption(option, None) for option in OUTPUT_FILES + OUTPUT_FOLDERS}
+    base = config.invocation_params.dir
+    files = {f"{o}={v}": os.path.join(base, v) for o in OUTPUT_FILES if (v := values[o])}
+    folders = {f"{o}={v}": v for o in OUTPUT_FOLDERS if (v := values[o])}
+    return check_outputs(files, False) or check_outputs(folders, True)
 
 
 def safe_test_name(nodeid: str) -> str:

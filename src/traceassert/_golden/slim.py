@@ -66,7 +66,7 @@ class SlimResult:
     def write(self, path: str | Path) -> None:
         """Write the slim trace to ``path`` (a regular file or a new path; ``.gz`` compresses); only a
         regular file is ever replaced (else ``TraceWriteError``)."""
-        write_file(Path(path), self.data)
+        write_file(Path(path), self.data, what="a golden trace")
 
 
 def _group(key: str) -> str:

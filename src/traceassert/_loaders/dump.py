@@ -14,13 +14,11 @@ import gzip
 import json
 import math
 import os
-import stat
-import uuid
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from .._errors import TraceWriteError
+from .._common.files import check_output, write_atomic
 from .._model.span import Span, SpanEvent, SpanLink, spans_from
 
 __all__ = ["dump_trace", "json_bytes", "to_otlp_json", "write_file"]
@@ -139,12 +137,12 @@ def dump_trace(
     from .redact import redact_spans
 
     target = Path(path)
-    existing = _regular_or_absent(target)
+    check_output(target, what="a trace")  # before the work: a bad target is refused at once
     spans = getattr(trace_or_spans, "spans", trace_or_spans)
     items = spans_from(spans)
     if redact is not False:
         items = redact_spans(items, () if redact is True else redact)
-    write_file(target, json_bytes(to_otlp_json(items)), existing)
+    write_file(target, json_bytes(to_otlp_json(items)))
 
 
 def json_bytes(doc: Any, *, indent: int | None = None) -> bytes:
@@ -157,48 +155,10 @@ def json_bytes(doc: Any, *, indent: int | None = None) -> bytes:
         return (json.dumps(doc, ensure_ascii=True, indent=indent, separators=separators) + "\n").encode()
 
 
-def write_file(target: Path, data: bytes, existing: os.stat_result | None = None) -> None:
-    """Write ``data`` to ``target`` (gzip when the name ends in ``.gz``) under a temporary name, then
-    rename it: readers never see half a file, and only a regular file or a new path is written (else
-    ``TraceWriteError``). ``existing`` is what `_regular_or_absent` found, when the caller checked."""
-    if existing is None:
-        existing = _regular_or_absent(target)
+def write_file(target: Path, data: bytes, *, what: str = "a trace") -> None:
+    """Write ``data`` to ``target`` (gzip when the name ends in ``.gz``) with
+    `traceassert._common.write_atomic`: whole or not at all, only over a regular file or a new path
+    (else ``TraceWriteError``; ``what`` names the file in its message)."""
     if target.name.lower().endswith(".gz"):
         data = gzip.compress(data, mtime=0)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = target.with_name(f".{target.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")
-    try:
-        with tmp.open("xb") as fh:
-            fh.write(data)
-        if existing is not None:
-            os.chmod(tmp, stat.S_IMODE(existing.st_mode))  # keep the permissions the file had
-        _regular_or_absent(target)  # again, just before the rename
-        os.replace(tmp, target)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-
-
-_KINDS = (
-    (stat.S_ISLNK, "a symbolic link"),
-    (stat.S_ISDIR, "a directory"),
-    (stat.S_ISFIFO, "a FIFO"),
-    (stat.S_ISCHR, "a character device"),
-    (stat.S_ISBLK, "a block device"),
-    (stat.S_ISSOCK, "a socket"),
-)
-
-
-def _regular_or_absent(target: Path) -> os.stat_result | None:
-    """The status of the regular file at ``target`` (None when there is none); TraceWriteError else."""
-    try:
-        st = os.lstat(target)
-    except FileNotFoundError:
-        return None
-    if stat.S_ISREG(st.st_mode):
-        return st
-    kind = next((label for test, label in _KINDS if test(st.st_mode)), "not a regular file")
-    raise TraceWriteError(
-        f"{target}: refusing to write a trace over {kind}; traceassert writes only regular files "
-        "(give the path of a regular file, or a new one)"
-    )
+    write_atomic(target, data, what=what)

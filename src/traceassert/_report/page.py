@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import html
 import json
-import os
 from importlib import resources
 from typing import Any
 
+from .._common.files import check_output, write_atomic
 from .._evaluation.results import jsonable
 
 __all__ = ["page_html", "script_json", "write_page"]
@@ -52,11 +52,9 @@ def page_html(data: dict[str, Any]) -> str:
 
 
 def write_page(path: str, data: dict[str, Any]) -> str:
-    """Write the page for ``data`` to ``path`` (folders made as needed); returns the path."""
-    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
-    text = page_html(data)
-    tmp = f"{path}.tmp{os.getpid()}"
-    with open(tmp, "w", encoding="utf-8") as fh:
-        fh.write(text)
-    os.replace(tmp, path)
+    """Write the page for ``data`` to ``path`` (folders made as needed); returns the path. Written whole
+    or not at all, only over a regular file or a new path (`traceassert._common.write_atomic`: else
+    ``TraceWriteError``)."""
+    check_output(path, what="the HTML report")  # before the page is made
+    write_atomic(path, page_html(data).encode("utf-8"), what="the HTML report")
     return path
