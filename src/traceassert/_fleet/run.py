@@ -138,7 +138,7 @@ class Run:
         for i in sorted(state.parts):
             part = state.parts[i]
             kept = [r for r in part.results if r.trace_id not in state.straddling]
-            parts.append(UnitResult(part.unit, kept, part.spans, part.error))
+            parts.append(UnitResult(part.unit, kept, part.spans, part.error, losses=part.losses))
         if follow.error is not None:
             follow = UnitResult(follow.unit, error=f"{follow.error} (traces cut across ranges)")
         yield from self._file_done(path, [*parts, follow])
@@ -148,12 +148,16 @@ class Run:
         self.stats.files += 1
         if any(p.error is not None for p in parts):
             self.stats.unreadable_files += 1
+        losses = tuple(loss for p in parts for loss in p.losses)
+        if losses:
+            self.stats.add_partial(path, losses)
         for part in parts:
             if part.facts is not None:
                 self.stats.update(part.facts)
             if part.error is not None:
-                yield self._emit(TraceResult(part.unit.where, None, error=part.error))
+                yield self._emit(TraceResult(part.unit.where, None, error=part.error, losses=losses))
             for result in part.results:
+                result.losses = losses
                 yield self._emit(result)
         if self._on_file is not None:
             self._on_file(self.files_done, self.files_total)
