@@ -14,7 +14,7 @@ from .._errors import TraceAssertWarning, TraceLoadError
 from .._loaders import DEFAULT_MAX_BYTES, Loss, parse_spans
 from .._loaders.redact import redact_text, set_redacting
 from .._model.span import Span
-from .policy import Policy
+from .policy import Policy, PolicyError
 from .results import ERROR, FAILED, PASSED, Outcome, TraceResult
 from .sources import Unit, read_unit
 from .stats import FleetStats
@@ -186,12 +186,21 @@ def _outcomes(trace: Trace, policies: list[Policy], redact: bool) -> tuple[Outco
             policy.func(TraceAsserter(trace))
         except AssertionError as exc:
             out.append(Outcome(policy.name, FAILED, _text(str(exc), redact)))
-        except Exception as exc:
-            message = f"cannot check: internal error {type(exc).__name__}: {exc}"
-            out.append(Outcome(policy.name, ERROR, _text(message, redact)))
+        except KeyboardInterrupt:
+            raise  # Ctrl-C stops the run (on this engine); it is not the policy's outcome
+        except BaseException as exc:  # pytest.fail(), sys.exit(), a BaseException of its own
+            out.append(Outcome(policy.name, ERROR, _text(_error_text(exc), redact)))
         else:
             out.append(Outcome(policy.name, PASSED))
     return tuple(out)
+
+
+def _error_text(exc: BaseException) -> str:
+    """A policy's exception in one line: its type and its message, the same on every engine."""
+    if isinstance(exc, PolicyError):  # the policy itself cannot be used here (its file is not there)
+        return f"cannot check: {exc}"
+    kind = "internal error" if isinstance(exc, Exception) else "the policy raised"
+    return f"cannot check: {kind} {type(exc).__name__}: {exc}"
 
 
 def _text(message: str, redact: bool) -> str:
