@@ -136,14 +136,32 @@ def plan(path: str, split_bytes: int | None) -> list[Unit]:
     return [Unit(path, start, end, i, len(ranges)) for i, (start, end) in enumerate(ranges)]
 
 
+#: the planner looks for a line's end this many bytes at a time: a long line is never read whole
+SCAN_BYTES = 1 << 16
+
+
+def _next_line_start(fh: BinaryIO, pos: int, size: int) -> int:
+    """The first line start after ``pos`` (the byte after the first newline at or after it), or
+    ``size``; read in chunks of ``SCAN_BYTES``."""
+    fh.seek(pos)
+    while pos < size:
+        chunk = fh.read(SCAN_BYTES)
+        if not chunk:
+            break
+        newline = chunk.find(b"\n")
+        if newline >= 0:
+            return pos + newline + 1
+        pos += len(chunk)
+    return size
+
+
 def _line_starts(fh: BinaryIO, size: int, step: int) -> list[int]:
     """0, the first line start at or after each multiple of ``step``, and ``size``."""
     bounds = [0]
     target = step
     while target < size:
-        fh.seek(target - 1)
-        rest = fh.readline()  # from the byte before the target to the end of its line
-        start = target - 1 + len(rest)
+        # from the byte before the target to the end of its line
+        start = _next_line_start(fh, target - 1, size)
         if start >= size:
             break
         if start > bounds[-1]:
