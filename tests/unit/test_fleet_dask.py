@@ -139,3 +139,58 @@ def test_the_command_line_starts_a_local_cluster(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[-1] == "8 passed, 0 failed"
     assert time.perf_counter() - start < 60
+
+
+def test_a_policy_file_missing_on_the_workers_is_an_error_not_a_hang(client: Any, tmp_path: Path) -> None:
+    folder = _fleet(tmp_path / "fleet", 3, 2)
+    from traceassert._fleet.api import resolve_policies
+
+    policies = resolve_policies(str(folder / "slow.py"))
+    (folder / "slow.py").unlink()  # loaded here, not on the workers (another machine, in real life)
+    start = time.perf_counter()
+    result = ta.check_files(folder, policies, client=client)
+    results = list(result)
+    assert time.perf_counter() - start < 60
+    assert len(results) == 6 and all(r.status == "error" for r in results)
+    message = results[0].outcomes[0].message
+    assert "no such policy file" in message and "slow.py" in message, message
+    assert result.stats.policies["slow weather"].errors == 6
+
+
+def test_a_base_exception_in_a_policy_is_an_error_outcome_on_dask(client: Any, tmp_path: Path) -> None:
+    from tests.unit.test_fleet_faults import assert_error_outcomes, fleet
+
+    folder = fleet(tmp_path)
+    assert_error_outcomes(ta.check_files(folder, str(folder / "base.py"), client=client), 6)
+
+
+KILLER = """
+import os
+
+import traceassert as ta
+
+
+@ta.policy(name="kills its worker")
+def kills(a):
+    if a.trace.source.endswith("f003.jsonl"):
+        os._exit(1)  # the worker dies on this file, every time it is tried
+    a.called_tool("get_weather")
+"""
+
+
+# last in the module: it kills the workers again and again (the nannies restart them)
+def test_a_policy_that_kills_its_workers_is_one_file_s_error_with_the_totals_intact(
+    client: Any, tmp_path: Path
+) -> None:
+    folder = _fleet(tmp_path / "fleet", 10, 3)
+    (folder / "killer.py").write_text(KILLER, encoding="utf-8")
+    result = ta.check_files(folder, str(folder / "killer.py"), client=client)
+    results = list(result)
+    lost = [r for r in results if r.error is not None]
+    assert [Path(r.path).name for r in lost] == ["f003.jsonl"]
+    assert "KilledWorker" in (lost[0].error or "")
+    assert len(results) == 1 + 9 * 3  # the 27 traces of the other files are all there
+    stats = result.stats
+    assert (stats.files, stats.unreadable_files, stats.evaluated) == (10, 1, 27)
+    assert stats.policies["kills its worker"].passed == 27
+    assert not result.passed

@@ -5,6 +5,9 @@ from __future__ import annotations
 import gzip
 import importlib
 import itertools
+import os
+import subprocess
+import sys
 import uuid
 from pathlib import Path
 from typing import Any
@@ -14,6 +17,8 @@ import pytest
 import traceassert as ta
 from tests._fleetdata import collector_lines, need, write_collector_file
 from traceassert._fleet.sources import Unit, expand, plan, read_unit
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_split_ranges_start_and_end_at_line_starts_and_cover_the_file(tmp_path: Path) -> None:
@@ -107,3 +112,41 @@ def test_a_url_that_cannot_be_listed_is_an_unreadable_path() -> None:
         expand("nosuchfs://bucket/x.jsonl")
     (result,) = ta.check_files("nosuchfs://bucket/x.jsonl", lambda a: None)
     assert result.status == "unreadable" and "Protocol not known" in (result.error or "")
+
+
+def test_the_planner_never_reads_a_long_line_whole(tmp_path: Path) -> None:
+    """A 50 MB line in a file split every MiB: the planner scans for line ends in bounded chunks (its
+    peak memory, measured in a process of its own, stays far below the line)."""
+    path = tmp_path / "long.jsonl"
+    lines = collector_lines(0, 2)
+    with path.open("wb") as fh:
+        fh.write(("\n".join(lines) + "\n").encode())
+        fh.write(b'{"long": "')
+        chunk = b"x" * (1 << 20)
+        for _ in range(50):
+            fh.write(chunk)
+        fh.write(b'"}\n')
+        fh.write(("\n".join(lines) + "\n").encode())
+    script = (
+        "import sys, tracemalloc\n"
+        "from traceassert._fleet.sources import plan\n"
+        "tracemalloc.start()\n"
+        "units = plan(sys.argv[1], 1 << 20)\n"
+        "print(tracemalloc.get_traced_memory()[1], ' '.join(f'{u.start}-{u.end}' for u in units))\n"
+    )
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), os.environ.get("PYTHONPATH", "")])}
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(path)], capture_output=True, text=True, env=env, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    peak, ranges = done.stdout.split(" ", 1)
+    assert int(peak) < 4 << 20, f"the planner peaked at {int(peak) >> 20} MiB"
+    bounds = [tuple(map(int, r.split("-"))) for r in ranges.split()]
+    size = path.stat().st_size
+    assert bounds[0][0] == 0 and bounds[-1][1] == size and len(bounds) >= 2
+    with path.open("rb") as fh:
+        for start, _ in bounds[1:]:
+            fh.seek(start - 1)
+            assert fh.read(1) == b"\n"  # every range starts at a line start
+    long_start = len(("\n".join(lines) + "\n").encode())
+    assert not any(long_start < start < long_start + (50 << 20) for start, _ in bounds)

@@ -26,8 +26,9 @@ class FleetResult:
     and reading it runs the rest of the check first. A FleetResult is iterated once.
     """
 
-    def __init__(self, run: Run) -> None:
+    def __init__(self, run: Run, accept_partial: bool = False) -> None:
         self._run = run
+        self.accept_partial = accept_partial
         self._results: Iterator[TraceResult] | None = None
 
     def __iter__(self) -> Iterator[TraceResult]:
@@ -44,12 +45,14 @@ class FleetResult:
 
     @property
     def passed(self) -> bool:
-        """True when every policy passed on every trace, something was evaluated and every file was read.
-        An empty selection (no file, every file unreadable) never passes."""
+        """True when every policy passed on every trace, something was evaluated and every file was read
+        (whole, unless ``accept_partial``). An empty selection (no file, every file unreadable) never
+        passes."""
         stats = self.stats
         return (
             stats.evaluated > 0
             and stats.unreadable_files == 0
+            and (self.accept_partial or stats.partial_files == 0)
             and all(p.failed == 0 and p.errors == 0 for p in stats.policies.values())
         )
 
@@ -93,6 +96,7 @@ def check_files(
     format: str | None = None,
     examples: int = DEFAULT_EXAMPLES,
     split_bytes: int | None = DEFAULT_SPLIT_BYTES,
+    accept_partial: bool = False,
 ) -> FleetResult:
     """Run policies over trace files: local paths, folders, or URLs fsspec reads (globs too).
 
@@ -102,6 +106,9 @@ def check_files(
     ``engine``: None (this process), ``"processes:N"`` (a process pool), ``"local:N"`` (a Dask
     ``LocalCluster``) or a Dask scheduler address; ``client``: a ``distributed.Client`` to use.
     Plain JSON Lines files over ``split_bytes`` are split into line ranges (None: never).
+    A file read only in part (a record cut off or corrupted, a gzip stream that ends early) gives
+    results whose ``losses`` say what was lost, counts in ``stats.partial_files``, and makes ``passed``
+    False unless ``accept_partial``.
 
     Nothing runs until the result is iterated (or its ``stats`` read).
     """
@@ -123,5 +130,6 @@ def check_files(
             fmt=format,
             split_bytes=split_bytes,
             examples=examples,
-        )
+        ),
+        accept_partial=accept_partial,
     )

@@ -29,7 +29,8 @@ _EPILOG = """examples:
   traceassert check traces/ --policy policies.py::no_unconfirmed_delete --dask local:4
   traceassert check traces/ --policy policies.py --dask tcp://scheduler:8786 --stats-json stats.json
 exit status: 0 all checks passed, 1 a check failed (its message is printed), 2 unreadable input (or
-nothing readable at all), 130 interrupted (the partial totals are printed)
+nothing readable at all, or a file read only in part without --accept-partial), 130 interrupted (the
+partial totals are printed)
 """
 
 
@@ -98,6 +99,12 @@ def add_check_command(sub: Any, add_format: Callable[[argparse.ArgumentParser], 
         default=DEFAULT_SPLIT_BYTES / (1 << 20),
         metavar="MB",
         help="split plain JSON Lines files larger than this into line ranges (default: %(default)g)",
+    )
+    check.add_argument(
+        "--accept-partial",
+        action="store_true",
+        help="do not fail the run on files read only in part (a record cut off or corrupted, a gzip "
+        "stream that ends early): they are still reported",
     )
     check.add_argument("--quiet", "-q", action="store_true", help="print only failures and the total")
     check.add_argument("--no-redact", action="store_true", help="print failure messages without redacting")
@@ -201,9 +208,14 @@ def _cmd_check(args: argparse.Namespace) -> int:
     counts = {"passed": 0, "failed": 0, "unreadable": 0, "error": 0}
     worst = EXIT_OK
     incomplete = 0
+    partial: set[str] = set()
     results = iter(run)
     try:
         for result in results:
+            if result.partial and result.path not in partial:  # once per file, before its results
+                partial.add(result.path)
+                for loss in result.losses:
+                    print(f"{result.path}: PARTIAL: {loss}")
             worst = max(worst, _report(result, args.quiet, len(policies) > 1))
             counts[result.status] += 1
             incomplete += result.incomplete
@@ -214,6 +226,8 @@ def _cmd_check(args: argparse.Namespace) -> int:
     total += f", {counts['unreadable']} unreadable" if counts["unreadable"] else ""
     total += f", {counts['error']} errors" if counts["error"] else ""
     total += f" ({incomplete} incomplete: spans whose parent is not in their file)" if incomplete else ""
+    files = run.stats.partial_files
+    total += f"; {files} partial file{'s' if files != 1 else ''} (read only in part)" if files else ""
     if run.interrupted:
         sys.stderr.write("\n")
         total = f"interrupted after {run.files_done} of {run.files_total} files: {total}"
@@ -232,4 +246,11 @@ def _cmd_check(args: argparse.Namespace) -> int:
         return EXIT_INTERRUPTED
     if run.stats.evaluated == 0:
         return EXIT_UNREADABLE  # nothing was readable: an empty selection never passes
+    if files and not args.accept_partial:
+        print(
+            f"traceassert check: failing: {files} file{'s were' if files != 1 else ' was'} read only in "
+            "part (see PARTIAL above); pass --accept-partial to accept partial files",
+            file=sys.stderr,
+        )
+        return max(worst, EXIT_UNREADABLE)
     return worst

@@ -219,10 +219,15 @@ class DaskEngine:
     def next_done(self) -> Done:
         future, value = next(self._completed)
         _, key = self._futures.pop(future.key)
-        future.release()
-        if isinstance(value, BaseException):  # e.g. KilledWorker: the task's workers died too often
-            return key, None, value
-        return key, value, None
+        try:
+            if future.status == "error":  # e.g. KilledWorker: the task's workers died too often
+                # (the value is then the exception's (type, value, traceback), not a result)
+                return key, None, _exception_of(future, value)
+            if isinstance(value, BaseException):  # cancelled
+                return key, None, value
+            return key, value, None
+        finally:
+            future.release()
 
     def pending(self) -> int:
         return len(self._futures)
@@ -239,6 +244,19 @@ class DaskEngine:
             self.client.close()
             if self._cluster is not None:
                 self._cluster.close()
+
+
+def _exception_of(future: Any, value: Any) -> BaseException:
+    """The exception a Dask task ended with."""
+    if isinstance(value, tuple) and len(value) == 3 and isinstance(value[1], BaseException):
+        return value[1]
+    if isinstance(value, BaseException):
+        return value
+    try:
+        exc = future.exception(timeout=5)
+    except Exception as lost:  # the scheduler forgot it: say so rather than lose the file
+        return lost
+    return exc if isinstance(exc, BaseException) else RuntimeError(f"the task failed: {value!r}")
 
 
 def _distributed() -> Any:

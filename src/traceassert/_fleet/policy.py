@@ -156,12 +156,29 @@ def _policies_of(module: ModuleType, path: str) -> dict[str, Policy]:
 
 
 def _from_source(path: str, func_name: str, name: str, per: str | None) -> Policy:
-    """Unpickling a policy read from a file: import the file (once per process) and take the function."""
-    module = _import(Path(path))
+    """Unpickling a policy read from a file: import the file (once per process) and take the function.
+
+    Never raises: a task whose arguments cannot be unpickled is one a cluster cannot run nor report
+    (it hangs). A file that is not there (a worker on another machine) or fails to import gives a
+    policy that raises the ``PolicyError`` when it runs: an ``error`` outcome that says why."""
+    try:
+        module = _import(Path(path))
+    except PolicyError as exc:
+        return Policy(name, Unusable(f"{exc} (on the machine that ran the check)"), per, (path, func_name))
     func = getattr(module, func_name, None)
     if not callable(func):
-        raise PolicyError(f"{path}: no function {func_name!r}")
+        return Policy(name, Unusable(f"{path}: no function {func_name!r}"), per, (path, func_name))
     return Policy(name, func, per, (path, func_name))
+
+
+class Unusable:
+    """The function of a policy that cannot be used where it was sent: raises its reason."""
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+
+    def __call__(self, asserter: object) -> None:
+        raise PolicyError(self.reason)
 
 
 # -- the command line's check flags --------------------------------------------------------------------

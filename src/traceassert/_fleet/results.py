@@ -51,6 +51,11 @@ class TraceResult:
     ``missing_parents``: how many of those spans name a parent span that is not in the file. Such a
     trace is ``incomplete`` there: the rest of it is in another file (the Collector rotated in the
     middle of the run) or was lost, and the policies saw only this part of it.
+
+    ``losses``: what was lost reading the file (a record cut off or corrupted, a gzip stream that ends
+    early, invalid bytes replaced), the same on every result of the file. A result with losses is
+    ``partial``: its trace may miss spans, so a pass there proves less (``check`` fails the run on a
+    partial file unless partial files are accepted).
     """
 
     path: str
@@ -60,6 +65,12 @@ class TraceResult:
     error: str | None = None
     facts: FleetStats | None = field(default=None, repr=False)
     missing_parents: int = 0
+    losses: tuple[str, ...] = ()
+
+    @property
+    def partial(self) -> bool:
+        """The file was read only in part (``losses`` says what was lost)."""
+        return bool(self.losses)
 
     @property
     def incomplete(self) -> bool:

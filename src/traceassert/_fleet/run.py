@@ -13,13 +13,13 @@ worker died, whose first run had still reported) is ignored.
 from __future__ import annotations
 
 from collections.abc import Callable, Generator, Hashable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from .._errors import TraceLoadError
 from .engines import Engine
 from .policy import Policy
 from .results import TraceResult
-from .sources import Unit, expand, plan
+from .sources import Unit, expand, plan, shown_source, shown_sources
 from .stats import FleetStats
 from .work import UnitResult, run_traces, run_unit
 
@@ -138,7 +138,7 @@ class Run:
         for i in sorted(state.parts):
             part = state.parts[i]
             kept = [r for r in part.results if r.trace_id not in state.straddling]
-            parts.append(UnitResult(part.unit, kept, part.spans, part.error))
+            parts.append(UnitResult(part.unit, kept, part.spans, part.error, losses=part.losses))
         if follow.error is not None:
             follow = UnitResult(follow.unit, error=f"{follow.error} (traces cut across ranges)")
         yield from self._file_done(path, [*parts, follow])
@@ -148,17 +148,29 @@ class Run:
         self.stats.files += 1
         if any(p.error is not None for p in parts):
             self.stats.unreadable_files += 1
+        losses = tuple(self._shown(loss) for p in parts for loss in p.losses)
+        if losses:
+            self.stats.add_partial(shown_source(path) if self.redact else path, losses)
         for part in parts:
             if part.facts is not None:
                 self.stats.update(part.facts)
             if part.error is not None:
-                yield self._emit(TraceResult(part.unit.where, None, error=part.error))
+                yield self._emit(TraceResult(part.unit.where, None, error=part.error, losses=losses))
             for result in part.results:
+                result.losses = losses
                 yield self._emit(result)
         if self._on_file is not None:
             self._on_file(self.files_done, self.files_total)
 
+    def _shown(self, text: str) -> str:
+        """A text as shown: the credentials of the URLs in it redacted (unless redacting is off)."""
+        return shown_sources(text) if self.redact else text
+
     def _emit(self, result: TraceResult) -> TraceResult:
+        if self.redact:  # sources are read as given, and shown without their credentials
+            result.path = shown_source(result.path)
+            result.error = None if result.error is None else shown_sources(result.error)
+            result.outcomes = tuple(replace(o, message=shown_sources(o.message)) for o in result.outcomes)
         self.stats.add_result(result, self._names)
         facts, result.facts = result.facts, None  # merged: the caller does not need it twice
         del facts

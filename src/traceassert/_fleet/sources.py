@@ -20,8 +20,19 @@ from typing import Any, BinaryIO
 
 from .._errors import TraceLoadError
 from .._loaders.read import GZIP_MAGIC, expand_paths, is_trace_name, read_bytes, read_stream
+from .._loaders.redact import REDACTED, is_secret_key
 
-__all__ = ["DEFAULT_SPLIT_BYTES", "Unit", "expand", "is_url", "open_binary", "plan", "read_unit"]
+__all__ = [
+    "DEFAULT_SPLIT_BYTES",
+    "Unit",
+    "expand",
+    "is_url",
+    "open_binary",
+    "plan",
+    "read_unit",
+    "shown_source",
+    "shown_sources",
+]
 
 #: plain JSON Lines files larger than this are split into ranges of about this size: 64 MiB
 DEFAULT_SPLIT_BYTES = 64 << 20
@@ -54,6 +65,41 @@ class Unit:
 
 def is_url(path: str) -> bool:
     return bool(_URL.match(path))
+
+
+#: the credentials of a URL (``s3://key:secret@bucket``, ``memory:///u:pw@x``): up to the ``@`` of its
+#: authority
+_USERINFO = re.compile(r"(://+)[^/?#@\s]*@")
+#: a query parameter: ``?name=value`` or ``&name=value``
+_PARAM = re.compile(r"([?&;])([^=&#;\s]+)=([^&#;\s]*)")
+#: query parameters that carry a secret: presigned URLs (``X-Amz-Signature``, ``X-Goog-Signature``,
+#: Azure's ``sig``), tokens, credentials, keys
+_SECRET_PARAM = re.compile(r"sig|token|credential|secret|passw|key|auth|session", re.IGNORECASE)
+#: URLs inside a text (an error message, a loss, a policy's message)
+_URL_IN_TEXT = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s'\"<>()]+")
+
+
+def shown_source(path: str) -> str:
+    """A source as it may be shown or written: a URL's credentials (user and password) and secret
+    query parameters (``?token=``, ``X-Amz-Signature=`` ...) redacted; a local path as it is."""
+    if not is_url(path):
+        return path
+    path = _USERINFO.sub(lambda m: f"{m.group(1)}{REDACTED}@", path, count=1)
+
+    def param(m: re.Match[str]) -> str:
+        name = m.group(2)
+        if _SECRET_PARAM.search(name) or is_secret_key(name):
+            return f"{m.group(1)}{name}={REDACTED}"
+        return m.group()
+
+    return _PARAM.sub(param, path)
+
+
+def shown_sources(text: str) -> str:
+    """A text with every URL in it shown as ``shown_source`` shows it."""
+    if "://" not in text:
+        return text
+    return _URL_IN_TEXT.sub(lambda m: shown_source(m.group()), text)
 
 
 def _fsspec() -> Any:
@@ -136,14 +182,32 @@ def plan(path: str, split_bytes: int | None) -> list[Unit]:
     return [Unit(path, start, end, i, len(ranges)) for i, (start, end) in enumerate(ranges)]
 
 
+#: the planner looks for a line's end this many bytes at a time: a long line is never read whole
+SCAN_BYTES = 1 << 16
+
+
+def _next_line_start(fh: BinaryIO, pos: int, size: int) -> int:
+    """The first line start after ``pos`` (the byte after the first newline at or after it), or
+    ``size``; read in chunks of ``SCAN_BYTES``."""
+    fh.seek(pos)
+    while pos < size:
+        chunk = fh.read(SCAN_BYTES)
+        if not chunk:
+            break
+        newline = chunk.find(b"\n")
+        if newline >= 0:
+            return pos + newline + 1
+        pos += len(chunk)
+    return size
+
+
 def _line_starts(fh: BinaryIO, size: int, step: int) -> list[int]:
     """0, the first line start at or after each multiple of ``step``, and ``size``."""
     bounds = [0]
     target = step
     while target < size:
-        fh.seek(target - 1)
-        rest = fh.readline()  # from the byte before the target to the end of its line
-        start = target - 1 + len(rest)
+        # from the byte before the target to the end of its line
+        start = _next_line_start(fh, target - 1, size)
         if start >= size:
             break
         if start > bounds[-1]:

@@ -17,7 +17,7 @@ from .sketch import Sketch
 if TYPE_CHECKING:
     from .._trace import Trace
 
-__all__ = ["AgentStats", "Example", "FleetStats", "ModelStats", "PolicyStats", "ToolStats"]
+__all__ = ["AgentStats", "Example", "FleetStats", "ModelStats", "PartialFile", "PolicyStats", "ToolStats"]
 
 #: how many example failures each policy keeps, unless told otherwise
 DEFAULT_EXAMPLES = 5
@@ -37,6 +37,14 @@ class Example:
     trace_id: str
     message: str
     incomplete: bool = False
+
+
+@dataclass(frozen=True, order=True)
+class PartialFile:
+    """A file read only in part, and what was lost (the loader's words)."""
+
+    path: str
+    losses: tuple[str, ...]
 
 
 @dataclass
@@ -96,6 +104,10 @@ class FleetStats:
     evaluated: int = 0
     #: of those, the incomplete ones: some of their spans name a parent that is not in the file
     incomplete: int = 0
+    #: files read only in part (a record cut off or corrupted, a gzip stream that ends early), and the
+    #: first ``max_examples`` of them (by path) with what was lost
+    partial_files: int = 0
+    partial: list[PartialFile] = field(default_factory=list)
     policies: dict[str, PolicyStats] = field(default_factory=dict)
     tools: dict[str, ToolStats] = field(default_factory=dict)
     agents: dict[str, AgentStats] = field(default_factory=dict)
@@ -129,6 +141,11 @@ class FleetStats:
             if total is None:
                 total = (call.input_tokens or 0) + (call.output_tokens or 0)
             m.total_tokens += total
+
+    def add_partial(self, path: str, losses: tuple[str, ...]) -> None:
+        """One file read only in part."""
+        self.partial_files += 1
+        self.partial = sorted({*self.partial, PartialFile(path, losses)})[: self.max_examples]
 
     def add_policies(self, names: list[str]) -> None:
         """Name the policies of the run, so that a policy nothing was evaluated on still shows (0)."""
@@ -171,6 +188,8 @@ class FleetStats:
         self.spans += other.spans
         self.evaluated += other.evaluated
         self.incomplete += other.incomplete
+        self.partial_files += other.partial_files
+        self.partial = sorted({*self.partial, *other.partial})[: self.max_examples]
         for name, p in other.policies.items():
             self.policies.setdefault(name, PolicyStats()).update(p, self.max_examples)
         for name, t in other.tools.items():
@@ -207,6 +226,8 @@ class FleetStats:
             "spans": self.spans,
             "evaluated": self.evaluated,
             "incomplete": self.incomplete,
+            "partial_files": self.partial_files,
+            "partial": [{"file": f.path, "losses": list(f.losses)} for f in self.partial],
             "max_examples": self.max_examples,
             "scope": SCOPE_NOTE,
             "policies": {
@@ -257,6 +278,8 @@ class FleetStats:
         for key in ("files", "unreadable_files", "spans", "evaluated"):
             setattr(out, key, int(data[key]))
         out.incomplete = int(data.get("incomplete", 0))  # absent from files of traceassert 0.2
+        out.partial_files = int(data.get("partial_files", 0))
+        out.partial = [PartialFile(f["file"], tuple(f["losses"])) for f in data.get("partial", ())]
         for name, p in data["policies"].items():
             out.policies[name] = PolicyStats(
                 p["passed"],

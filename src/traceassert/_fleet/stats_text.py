@@ -31,10 +31,15 @@ def _q(sketch: Sketch, q: float, digits: int) -> str:
 
 def stats_text(stats: FleetStats) -> str:
     """Policies (with example failures), tools, agents and models, as aligned tables."""
+    partial = f", {stats.partial_files} partial" if stats.partial_files else ""
     lines = [
-        f"files: {stats.files} ({stats.unreadable_files} unreadable), spans: {stats.spans:,}, "
+        f"files: {stats.files} ({stats.unreadable_files} unreadable{partial}), spans: {stats.spans:,}, "
         f"evaluated: {stats.evaluated}"
     ]
+    if stats.partial_files:
+        lines.append(f"partial: {stats.partial_files} file(s) read only in part (spans lost):")
+        for f in stats.partial:
+            lines.extend(f"    {loss}" for loss in f.losses)
     if stats.incomplete:
         lines.append(
             f"incomplete: {stats.incomplete} of the evaluated have spans whose parent is not in their "

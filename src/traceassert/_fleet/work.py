@@ -11,10 +11,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from .._errors import TraceAssertWarning, TraceLoadError
-from .._loaders import DEFAULT_MAX_BYTES, parse_spans
+from .._loaders import DEFAULT_MAX_BYTES, Loss, parse_spans
 from .._loaders.redact import redact_text, set_redacting
 from .._model.span import Span
-from .policy import Policy
+from .policy import Policy, PolicyError
 from .results import ERROR, FAILED, PASSED, Outcome, TraceResult
 from .sources import Unit, read_unit
 from .stats import FleetStats
@@ -35,6 +35,8 @@ class UnitResult:
     error: str | None = None
     #: the facts of every result, merged (then the results carry none): less to send back
     facts: FleetStats | None = None
+    #: what was lost reading the unit (``Loss`` warnings): the unit was read only in part
+    losses: list[str] = field(default_factory=list)
 
     def merge_facts(self) -> UnitResult:
         """Move the results' facts into ``facts``, one aggregate for the unit."""
@@ -53,7 +55,8 @@ def load_unit(
     """The spans of a unit and the warnings of what had to be repaired to read them."""
     notes: list[str] = []
     data = read_unit(unit, max_bytes, notes)
-    loaded = parse_spans(data, format=fmt, name=unit.where)
+    # a range after the first is JSON Lines by construction: its first line is read like any other
+    loaded = parse_spans(data, format=fmt, name=unit.where, lines=bool(unit.start))
     return loaded.spans, [*notes, *loaded.warnings]
 
 
@@ -72,7 +75,8 @@ def run_unit(
         return UnitResult(unit, error=f"cannot read: {exc}")
     except Exception as exc:  # a file that crashes the reader must not stop the other files
         return UnitResult(unit, error=f"cannot read: internal error {type(exc).__name__}: {exc}")
-    done = UnitResult(unit, evaluate(unit.path, spans, notes, policies, redact), len(spans))
+    losses = [str(note) for note in notes if isinstance(note, Loss)]
+    done = UnitResult(unit, evaluate(unit.path, spans, notes, policies, redact), len(spans), losses=losses)
     # a range of a split file keeps each trace's facts: a trace cut across ranges is dropped later
     return done.merge_facts() if unit.count == 1 else done
 
@@ -182,12 +186,21 @@ def _outcomes(trace: Trace, policies: list[Policy], redact: bool) -> tuple[Outco
             policy.func(TraceAsserter(trace))
         except AssertionError as exc:
             out.append(Outcome(policy.name, FAILED, _text(str(exc), redact)))
-        except Exception as exc:
-            message = f"cannot check: internal error {type(exc).__name__}: {exc}"
-            out.append(Outcome(policy.name, ERROR, _text(message, redact)))
+        except KeyboardInterrupt:
+            raise  # Ctrl-C stops the run (on this engine); it is not the policy's outcome
+        except BaseException as exc:  # pytest.fail(), sys.exit(), a BaseException of its own
+            out.append(Outcome(policy.name, ERROR, _text(_error_text(exc), redact)))
         else:
             out.append(Outcome(policy.name, PASSED))
     return tuple(out)
+
+
+def _error_text(exc: BaseException) -> str:
+    """A policy's exception in one line: its type and its message, the same on every engine."""
+    if isinstance(exc, PolicyError):  # the policy itself cannot be used here (its file is not there)
+        return f"cannot check: {exc}"
+    kind = "internal error" if isinstance(exc, Exception) else "the policy raised"
+    return f"cannot check: {kind} {type(exc).__name__}: {exc}"
 
 
 def _text(message: str, redact: bool) -> str:

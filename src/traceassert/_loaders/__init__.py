@@ -26,7 +26,7 @@ from .._model.span import Span
 from .common import Context
 from .detect import ALIASES, FORMATS, canonical_format, convert_text
 from .dump import dump_trace, to_otlp_json
-from .read import DEFAULT_MAX_BYTES, expand_paths, read_bytes
+from .read import DEFAULT_MAX_BYTES, Loss, expand_paths, read_bytes
 from .redact import REDACTED, is_secret_key, redact_spans
 from .split import Buffer
 
@@ -39,6 +39,7 @@ __all__ = [
     "FORMATS",
     "REDACTED",
     "LoadResult",
+    "Loss",
     "detect_format",
     "dump_trace",
     "is_secret_key",
@@ -61,6 +62,12 @@ class LoadResult:
     #: the format of each file read, by path
     formats: dict[str, str | None] = field(default_factory=dict)
 
+    @property
+    def partial(self) -> list[str]:
+        """The warnings that say data was lost or replaced (``Loss``): a record cut off, a gzip stream
+        that ends early, a corrupted line, invalid bytes. Empty when every file was read whole."""
+        return [w for w in self.warnings if isinstance(w, Loss)]
+
 
 def load_trace(
     path_or_paths: PathArg | Iterable[PathArg],
@@ -74,7 +81,8 @@ def load_trace(
     each file after decompression (None: no cap). Raises ``TraceLoadError`` for unreadable input, and
     for a file without spans (``no spans in FILE``: empty, or cut off before its first span); what
     was repaired (a file cut off, invalid UTF-8) is in ``Trace.warnings`` and is also issued as a
-    ``TraceAssertWarning``.
+    ``TraceAssertWarning``: such a file was read only in part, and the trace may miss spans (the
+    warnings that say so are ``Loss`` strings, listed by ``load_spans(...).partial``).
     """
     import warnings
 
@@ -106,16 +114,21 @@ def load_spans(
 
 
 def parse_spans(
-    data: bytes | bytearray | memoryview | str, *, format: str | None = None, name: str = "<data>"
+    data: bytes | bytearray | memoryview | str,
+    *,
+    format: str | None = None,
+    name: str = "<data>",
+    lines: bool = False,
 ) -> LoadResult:
-    """Like ``load_spans`` for content already in memory (not decompressed: pass the JSON itself)."""
+    """Like ``load_spans`` for content already in memory (not decompressed: pass the JSON itself).
+    ``lines``: the content is JSON Lines (a line range of a JSON Lines file), each line read alone."""
     forced = canonical_format(format)
     result = LoadResult()
     if isinstance(data, bytearray | memoryview):
         data = bytes(data)
     if not isinstance(data, bytes | str):
         raise TraceLoadError(f"expected bytes or str, got {type(data).__name__}", path=name)
-    _parse_into(result, Buffer(data), name, forced, [])
+    _parse_into(result, Buffer(data), name, forced, [], lines=lines)
     return result
 
 
@@ -134,8 +147,10 @@ def detect_format(source: PathArg | bytes) -> str:
     return found[0]
 
 
-def _parse_into(result: LoadResult, buffer: Buffer, where: str, forced: str | None, notes: list[str]) -> None:
-    ctx = Context(where, (forced,) if forced else FORMATS)
+def _parse_into(
+    result: LoadResult, buffer: Buffer, where: str, forced: str | None, notes: list[str], lines: bool = False
+) -> None:
+    ctx = Context(where, (forced,) if forced else FORMATS, lines=lines)
     ctx.warnings.extend(notes)
     with gc_paused():  # the collector would rescan the growing heap again and again: 3x slower
         fmt = convert_text(buffer, ctx, forced)
@@ -144,11 +159,21 @@ def _parse_into(result: LoadResult, buffer: Buffer, where: str, forced: str | No
         cut = "; ".join(ctx.cuts[:3]) + (f" and {len(ctx.cuts) - 3} more" if len(ctx.cuts) > 3 else "")
         dropped = f"; dropped {ctx.dropped} incomplete span record(s)" if ctx.dropped else ""
         ctx.warnings.append(
-            f"{where}: the data is cut off at {cut} (a file still being written, or a crash): "
-            f"read the {len(ctx.spans)} complete span(s) before it{dropped}"
+            Loss(
+                f"{where}: the data is cut off at {cut} (a file still being written, or a crash): "
+                f"the rest of the record there is lost; read {len(ctx.spans)} complete span(s){dropped}"
+            )
         )
     elif ctx.dropped:
-        ctx.warnings.append(f"{where}: dropped {ctx.dropped} span record(s) marked as incomplete")
+        ctx.warnings.append(Loss(f"{where}: dropped {ctx.dropped} span record(s) marked as incomplete"))
+    if ctx.broken:
+        at = ", ".join(ctx.broken[:3]) + (f" and {len(ctx.broken) - 3} more" if len(ctx.broken) > 3 else "")
+        ctx.warnings.append(
+            Loss(
+                f"{where}: skipped {len(ctx.broken)} record(s) cut off or corrupted ({at}): "
+                "their spans are lost"
+            )
+        )
     if ctx.order_issues:
         ctx.warnings.append(f"{where}: {ctx.order_issues} span(s) end before they start")
     if not ctx.spans:

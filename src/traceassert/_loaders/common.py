@@ -65,11 +65,13 @@ class Context:
     """One file being read: where it is, the spans made so far, and what had to be repaired."""
 
     __slots__ = (
+        "broken",
         "cuts",
         "dropped",
         "foreign",
         "foreign_error",
         "keys",
+        "lines",
         "order_issues",
         "other_signals",
         "path",
@@ -79,8 +81,11 @@ class Context:
         "warnings",
     )
 
-    def __init__(self, path: str, tried: tuple[str, ...] = ()) -> None:
+    def __init__(self, path: str, tried: tuple[str, ...] = (), *, lines: bool = False) -> None:
         self.path = path
+        #: the text is JSON Lines (a line range of a JSON Lines file): each line is read alone, even
+        #: when the first one is not whole
+        self.lines = lines
         self.spans: list[Span] = []
         self.warnings: list[str] = []
         #: span records left out because the file ended inside them
@@ -98,6 +103,9 @@ class Context:
         #: ConsoleSpanExporter's), skipped; and the error the first of them gave
         self.foreign = 0
         self.foreign_error: TraceLoadError | None = None
+        #: of the lines skipped, those that start like a record (``{`` or ``[``) and are not whole JSON:
+        #: records cut off or corrupted, whose spans are lost
+        self.broken: list[str] = []
         #: OTLP signals other than traces found in the file (``resourceLogs``, ...), ignored
         self.other_signals: set[str] = set()
 

@@ -15,6 +15,7 @@ __all__ = [
     "DEFAULT_MAX_BYTES",
     "GZIP_MAGIC",
     "TRACE_SUFFIXES",
+    "Loss",
     "decode_text",
     "expand_paths",
     "is_trace_name",
@@ -33,6 +34,15 @@ _ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 _CHUNK = 1 << 20
 
 PathLike = str | os.PathLike[str]
+
+
+class Loss(str):
+    """A warning that says data was lost or replaced while reading: the file ends inside a record, a
+    gzip stream ends early, a line is corrupted, bytes are not valid text. A file that gives one was
+    read only in part (a *partial* file). It is a ``str``, kept with the other warnings; test it with
+    ``isinstance(warning, Loss)`` (``LoadResult.partial`` lists them)."""
+
+    __slots__ = ()
 
 
 def expand_paths(source: PathLike | Iterable[PathLike]) -> list[Path]:
@@ -163,8 +173,10 @@ def _gunzip(fh: BinaryIO, where: str, max_bytes: int | None, warnings: list[str]
         parts.append(rest)
         size += len(rest)
         warnings.append(
-            f"{where}: the gzip stream ends early (the file may still be being written): "
-            f"read the {size} bytes decompressed so far"
+            Loss(
+                f"{where}: the gzip stream ends early (the file may still be being written): "
+                f"read the {size} bytes decompressed so far, the rest is lost"
+            )
         )
     return b"".join(parts)
 
@@ -187,7 +199,7 @@ def decode_text(data: bytes, where: str, warnings: list[str]) -> str:
     text = data.decode("utf-8", errors="replace")
     count = text.count("\ufffd") - data.count(b"\xef\xbf\xbd")
     warnings.append(
-        f"{where}: invalid UTF-8 at byte {bad}: replaced {max(count, 1)} bad sequence(s) with U+FFFD"
+        Loss(f"{where}: invalid UTF-8 at byte {bad}: replaced {max(count, 1)} bad sequence(s) with U+FFFD")
     )
     return text
 
@@ -196,5 +208,7 @@ def _decode_other(data: bytes, encoding: str, where: str, warnings: list[str]) -
     try:
         return data.decode(encoding)
     except UnicodeDecodeError as exc:
-        warnings.append(f"{where}: invalid {encoding.upper()} at byte {exc.start}: replaced with U+FFFD")
+        warnings.append(
+            Loss(f"{where}: invalid {encoding.upper()} at byte {exc.start}: replaced with U+FFFD")
+        )
         return data.decode(encoding, errors="replace")

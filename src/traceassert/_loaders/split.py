@@ -162,13 +162,16 @@ _NOT_SPACE: dict[type, Any] = {bytes: re.compile(rb"\S"), str: re.compile(r"\S")
 
 
 def _line_units(data: bytes | str, ctx: Context) -> Iterator[Unit] | None:
-    """JSON Lines, when there are two or more lines and the first is a whole JSON value by itself."""
+    """JSON Lines, when there are two or more lines and the first is a whole JSON value by itself (or
+    when ``ctx.lines`` says so)."""
     newline: Any = b"\n" if isinstance(data, bytes) else "\n"
     start = _SPACE[type(data)].match(data).end()
     first_end = data.find(newline, start)
+    loads = _loads()
+    if ctx.lines:
+        return _lines(data, ctx, loads, newline)
     if first_end < 0 or _NOT_SPACE[type(data)].search(data, first_end) is None:
         return None
-    loads = _loads()
     if not _is_json(data[start:first_end]):
         try:
             loads(data[start:first_end])

@@ -101,7 +101,12 @@ class Walker:
             or self.text.find("\n", start, at) >= 0
         ):
             raise exc
-        self.ctx.foreign += 1
+        if self.text.startswith(("{", "["), start) and at > self.ws(start + 1):
+            # JSON up to past its first token (``{"resourceSpans": [...`` cut or corrupted), not a
+            # program's own ``[INFO] ...`` or ``{...}`` text: a record whose spans are lost
+            self.ctx.broken.append(self.position(start).split(",")[0])
+        else:
+            self.ctx.foreign += 1
         if self.ctx.foreign_error is None:
             self.ctx.foreign_error = exc
         end = self.text.find("\n", at)
