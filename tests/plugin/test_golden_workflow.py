@@ -11,8 +11,6 @@ import pytest
 
 from traceassert.cli import main
 
-pytest_plugins = ["pytester"]
-
 DATA = Path(__file__).resolve().parents[1] / "data"
 
 APP = """

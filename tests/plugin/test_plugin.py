@@ -9,8 +9,6 @@ import textwrap
 
 import pytest
 
-pytest_plugins = ["pytester"]
-
 SPANS = """
 from opentelemetry import trace
 

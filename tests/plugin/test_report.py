@@ -8,8 +8,6 @@ from typing import Any
 
 import pytest
 
-pytest_plugins = ["pytester"]
-
 HELPERS = """
 import json
 from opentelemetry import trace

@@ -13,8 +13,6 @@ import traceassert as ta
 from tests.report._apps import APP, CONFTEST, SECRET, TESTS
 from tests.report.conftest import Chromium, open_report, screenshot
 
-pytest_plugins = ["pytester"]
-
 DOCS_IMG = Path(__file__).resolve().parents[2] / "docs" / "img" / "html-report.png"
 
 

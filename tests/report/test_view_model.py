@@ -23,8 +23,6 @@ from traceassert._report import (
     trace_view,
 )
 
-pytest_plugins = ["pytester"]
-
 
 def _page_data(html: str) -> dict[str, Any]:
     match = re.search(r'<script type="application/json" id="traceassert-data">(.*?)</script>', html, re.S)

@@ -168,6 +168,3 @@ def test_the_command_writes_the_module_and_its_golden(
     assert "wrote the golden trace" in capsys.readouterr().err
     pytester.runpytest_subprocess("-p", "no:cacheprovider").assert_outcomes(passed=1)
     assert main(["generate", str(DATA / "pydantic_ai_current.json"), "--name", "bad name"]) == 2
-
-
-pytest_plugins = ["pytester"]
