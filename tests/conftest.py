@@ -24,6 +24,13 @@ import pytest
 # directory.
 
 
+@pytest.hookimpl(trylast=True)  # after pytest-randomly's shuffle
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The ``slow`` tests first (in their collected order), so that under ``-n 2`` none of them starts
+    last and leaves one worker running alone while the other has nothing left."""
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+
+
 #: pytest plugins (entry-point names) that the inner pytest runs (pytester's, the docs examples') do not
 #: load. randomly would shuffle their tests (see below). The others come with the frameworks the suite
 #: installs (langsmith with LangChain, logfire, hypothesis) and no inner run uses them, but importing them

@@ -58,6 +58,7 @@ def test_fails(trace_asserter):
 """
 
 
+@pytest.mark.slow
 def test_record_then_hold_the_next_run_to_the_golden(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -109,6 +109,7 @@ def test_pass_rate_decides(run: Any) -> None:
     _check_flaky_results(result, tests)
 
 
+@pytest.mark.slow
 def test_pass_rate_decides_under_xdist(run: Any) -> None:
     result, tests = run("-n", "2", test_flaky=FLAKY)
     _check_flaky_results(result, tests)

@@ -204,6 +204,7 @@ def test_sometimes_books_a_flight(trace_asserter):
 """
 
 
+@pytest.mark.slow
 def test_the_repeat_verdict_and_the_scores_are_in_the_report(
     pytester: pytest.Pytester, chromium: Chromium
 ) -> None:

@@ -228,6 +228,7 @@ def _deep_agents(depth: int) -> ta.Trace:
     return ta.Trace(b.spans)
 
 
+@pytest.mark.slow
 def test_agents_nested_a_thousand_deep() -> None:
     trace = _deep_agents(1_000)
     assert len(trace.all_agents()) == 1_000
