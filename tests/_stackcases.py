@@ -14,6 +14,12 @@ import traceassert as ta
 from instrumentation import ScenarioFacts
 from tests._stackfacts import cached_live_trace, load_recording, stack_module
 
+#: the OpenLLMetry (Traceloop) stacks: stack -> its module
+TRACELOOP_STACKS = {
+    "openai_agents": "instrumentation.openai_agents_traceloop",
+    "langgraph": "instrumentation.langgraph_traceloop",
+}
+
 #: the two sources of a trace a ``case`` fixture is parametrised over
 SOURCES = ("live", "recorded")
 

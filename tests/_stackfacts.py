@@ -4,13 +4,13 @@ of a reconstructed trace against the scenario's ground truth (``EXPECTED`` of ``
 A recorded trace is ``tests/data/<recording>.json`` (OTLP JSON), for most with
 ``<recording>.facts.json`` (the stack's ``EXPECTED``, `ScenarioFacts.to_json`), so the recorded tests
 need neither the framework nor its instrumentation. Record again, in an environment that has the
-framework (``/work/venv-adk`` for ADK, ``/work/venv-strands`` for Strands)::
+framework (for ADK, Strands and CrewAI the virtualenv of ``tests/envs/<name>/requirements.txt``)::
 
     python -m tests._stackfacts openinference_langgraph openinference_openai_agents
     python -m tests._stackfacts traceloop_langgraph traceloop_openai_agents monocle_langgraph
     python -m tests._stackfacts adk_schema2 adk_schema1
     python -m tests._stackfacts strands_events strands_latest strands_attributes
-    python -m tests._stackfacts openinference_crewai traceloop_crewai  (in /work/venv-crewai: tests/envs/crewai)
+    python -m tests._stackfacts openinference_crewai traceloop_crewai  (in the tests/envs/crewai environment)
     python -m tests._stackfacts openai_v2_span_only openai_v2_chat_only
     python -m tests._stackfacts pydantic_ai_v2 pydantic_ai_current
     python -m tests._stackfacts anthropic_openinference anthropic_traceloop google_genai mcp_openinference

@@ -8,18 +8,15 @@ which also runs them live).
 from __future__ import annotations
 
 import json
-from typing import Any
 
 import pytest
 
 import traceassert as ta
 from instrumentation import ScenarioFacts
+from tests._crewfacts import check_traceloop_crew
 from tests._stackfacts import (
     DATA,
-    check_agents,
     check_facts,
-    check_model_calls,
-    check_tokens,
     check_with_asserter,
     load_recording,
     recorded_requests,
@@ -87,27 +84,6 @@ def test_the_crew_span_is_no_agent_and_its_tokens_are_not_counted_again(
 # --------------------------------------------------------------------------------------------------
 # OpenLLMetry (opentelemetry-instrumentation-crewai + -openai): no tool spans
 # --------------------------------------------------------------------------------------------------
-
-
-def check_traceloop_crew(
-    trace: ta.Trace, facts: ScenarioFacts, requested: tuple[tuple[str, Any], ...]
-) -> None:
-    """The crew under OpenLLMetry: agents, nesting, model calls and tokens as the script says; the tools
-    only as the model's requests (no tool spans), so no failure is known; the crew span is no agent."""
-    check_agents(trace, facts, dialect="traceloop")
-    check_model_calls(trace, facts, operation="chat")
-    check_tokens(trace, facts)
-    shown = f"\n{trace.render()}"
-    assert trace.tool_executions == (), shown
-    assert tuple((r.name, r.arguments) for r in trace.unexecuted_tool_requests) == requested, shown
-    assert [a.status for a in trace.all_agents()] == ["succeeded", "succeeded"], shown
-    assert trace.model_calls[-1].output == facts.final_output, shown
-    assert [s.name for s in trace.spans if s.parent_id is None] == ["crewai.workflow"], shown
-    asserter = ta.TraceAsserter(trace)
-    asserter.called_agent("orchestrator").called_agent("helper")
-    asserter.under_token_limit(facts.total_tokens)
-    with pytest.raises(ta.TraceAssertionError, match="requested by the model but never executed"):
-        asserter.called_agent("orchestrator").top_level_only().has_tool_executed("get_weather")
 
 
 def test_traceloop_recording() -> None:

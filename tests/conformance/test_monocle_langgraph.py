@@ -203,6 +203,7 @@ def test_thread_id_is_the_session_scope_and_conversation() -> None:
     assert {inv.conversation_id for inv in trace.agents[0].walk()} == {"thread-7"}
 
 
+@pytest.mark.slow
 @needs_stack
 @pytest.mark.parametrize("first", ["monocle", "traceassert"])
 def test_spans_reach_the_capture_whichever_starts_first(first: str) -> None:

@@ -17,8 +17,8 @@ from opentelemetry.sdk.trace import ReadableSpan
 
 import traceassert as ta
 from instrumentation._scenario import EXPECTED
+from tests._stackcases import TRACELOOP_STACKS as STACKS
 from tests._stackfacts import SpanRecorder, check_spans_follow_the_global_provider, stack_module
-from tests.conformance.test_traceloop_stacks import STACKS
 
 
 @pytest.fixture

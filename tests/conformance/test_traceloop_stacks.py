@@ -15,6 +15,7 @@ import pytest
 
 import traceassert as ta
 from instrumentation._scenario import EXPECTED, HELPER_ANSWER, HELPER_QUESTION, ORCHESTRATOR_TURNS, PROMPT
+from tests._stackcases import TRACELOOP_STACKS as STACKS
 from tests._stackfacts import (
     cached_live_trace,
     check_agents,
@@ -25,12 +26,6 @@ from tests._stackfacts import (
     recorded_trace,
     stack_module,
 )
-
-#: stack -> its module
-STACKS = {
-    "openai_agents": "instrumentation.openai_agents_traceloop",
-    "langgraph": "instrumentation.langgraph_traceloop",
-}
 
 
 def live_trace(stack: str) -> ta.Trace:

@@ -196,6 +196,29 @@ def _page_id(path: Path) -> str:
     return path.relative_to(ROOT).as_posix() if path.is_relative_to(ROOT) else path.name
 
 
+#: pages whose examples took 5 s or more (they run pytest, several times for some): marked ``slow``
+SLOW_PAGES = frozenset(
+    {
+        "docs/pytest.md",
+        "docs/evaluation.md",
+        "docs/invocation-assertions.md",
+        "docs/quickstart.md",
+        "docs/html-report.md",
+        "docs/frameworks/pydantic-ai.md",
+        "README.md",
+    }
+)
+
+
+def _page_params() -> list[Any]:
+    return [
+        pytest.param(
+            page, id=_page_id(page), marks=[pytest.mark.slow] if _page_id(page) in SLOW_PAGES else []
+        )
+        for page in _pages()
+    ]
+
+
 def data_files(text: str) -> list[str]:
     """The repository files a page asks for with ``<!-- files: ... -->`` comments."""
     return [path for m in _FILES.finditer(text) for path in m.group("paths").split()]
@@ -362,7 +385,7 @@ class PageRunner:
                 self.run(block)
 
 
-@pytest.mark.parametrize("page", _pages(), ids=_page_id)
+@pytest.mark.parametrize("page", _page_params())
 def test_page_examples(page: Path, request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
     """Every runnable python block of ``page`` runs, in order, in one namespace."""
     __tracebackhide__ = True

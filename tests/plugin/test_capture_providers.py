@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import pytest
 
-pytest_plugins = ["pytester"]
-
 APP = """
 from opentelemetry import trace
 from opentelemetry.sdk.resources import Resource

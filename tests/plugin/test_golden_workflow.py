@@ -11,8 +11,6 @@ import pytest
 
 from traceassert.cli import main
 
-pytest_plugins = ["pytester"]
-
 DATA = Path(__file__).resolve().parents[1] / "data"
 
 APP = """
@@ -60,6 +58,7 @@ def test_fails(trace_asserter):
 """
 
 
+@pytest.mark.slow
 def test_record_then_hold_the_next_run_to_the_golden(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 
-pytest_plugins = ["pytester"]
 pytest.importorskip("pydantic_ai")
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -8,8 +8,6 @@ from pathlib import Path
 
 import pytest
 
-pytest_plugins = ["pytester"]
-
 DATA = Path(__file__).resolve().parents[1] / "data"
 
 TESTS = f"""

@@ -9,8 +9,6 @@ import textwrap
 
 import pytest
 
-pytest_plugins = ["pytester"]
-
 SPANS = """
 from opentelemetry import trace
 
@@ -242,6 +240,7 @@ def test_dump_dir_writes_failing_tests_only(project: pytest.Pytester) -> None:
     result.stdout.fnmatch_lines([f"*trace written to*{first}*"])
 
 
+@pytest.mark.slow
 def test_works_under_xdist(project: pytest.Pytester) -> None:
     body = "\n".join(
         textwrap.dedent(

@@ -7,8 +7,6 @@ import json
 
 import pytest
 
-pytest_plugins = ["pytester"]
-
 TESTS = """
 import json
 from opentelemetry import trace

@@ -8,8 +8,6 @@ from typing import Any
 
 import pytest
 
-pytest_plugins = ["pytester"]
-
 FLAKY = """
 import itertools
 import pytest
@@ -111,6 +109,7 @@ def test_pass_rate_decides(run: Any) -> None:
     _check_flaky_results(result, tests)
 
 
+@pytest.mark.slow
 def test_pass_rate_decides_under_xdist(run: Any) -> None:
     result, tests = run("-n", "2", test_flaky=FLAKY)
     _check_flaky_results(result, tests)

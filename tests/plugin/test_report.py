@@ -8,8 +8,6 @@ from typing import Any
 
 import pytest
 
-pytest_plugins = ["pytester"]
-
 HELPERS = """
 import json
 from opentelemetry import trace
@@ -168,6 +166,7 @@ def test_no_summary_when_there_is_nothing_to_report(project: pytest.Pytester) ->
     assert not list(project.path.glob("*.jsonl"))
 
 
+@pytest.mark.slow
 def test_report_and_summary_under_xdist(project: pytest.Pytester) -> None:
     project.makepyfile(
         test_many="""

@@ -13,8 +13,6 @@ import traceassert as ta
 from tests.report._apps import APP, CONFTEST, SECRET, TESTS
 from tests.report.conftest import Chromium, open_report, screenshot
 
-pytest_plugins = ["pytester"]
-
 DOCS_IMG = Path(__file__).resolve().parents[2] / "docs" / "img" / "html-report.png"
 
 
@@ -206,6 +204,7 @@ def test_sometimes_books_a_flight(trace_asserter):
 """
 
 
+@pytest.mark.slow
 def test_the_repeat_verdict_and_the_scores_are_in_the_report(
     pytester: pytest.Pytester, chromium: Chromium
 ) -> None:

@@ -69,6 +69,7 @@ def test_show_html_of_a_recorded_stack(chromium: Chromium, recording: str, tmp_p
     assert seen["variance"] > 50, "the screenshot is blank"
 
 
+@pytest.mark.slow
 def test_a_10k_span_report_opens_in_under_3_seconds(
     chromium: Chromium, tmp_path: Path, record_property: Any
 ) -> None:

@@ -23,8 +23,6 @@ from traceassert._report import (
     trace_view,
 )
 
-pytest_plugins = ["pytester"]
-
 
 def _page_data(html: str) -> dict[str, Any]:
     match = re.search(r'<script type="application/json" id="traceassert-data">(.*?)</script>', html, re.S)
@@ -177,6 +175,7 @@ def _comparable(data: dict[str, Any]) -> dict[str, Any]:
     return strip(data)  # type: ignore[no-any-return]
 
 
+@pytest.mark.slow
 def test_the_report_is_the_same_with_pytest_xdist(pytester: pytest.Pytester) -> None:
     alone = _run(pytester)
     (pytester.path / "report.html").unlink()

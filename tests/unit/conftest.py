@@ -6,6 +6,7 @@ import pytest
 
 import traceassert as ta
 from instrumentation import pydantic_ai as stack
+from traceassert._loaders import split
 
 
 @pytest.fixture(scope="session")
@@ -18,3 +19,13 @@ def scenario_trace() -> ta.Trace:
     finally:
         stack.uninstrument()
     return cap.trace()
+
+
+@pytest.fixture(params=["accelerated", "stdlib"])
+def backend(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Both OTLP converters: the typed one (the optional msgspec accelerator) and the stdlib-only one."""
+    if request.param == "stdlib":
+        monkeypatch.setattr(split, "_msgspec", None)
+    elif split._msgspec is None:
+        pytest.skip("msgspec is not installed")
+    return str(request.param)

@@ -24,15 +24,6 @@ from traceassert.cli import main
 from .spanbuilder import SpanBuilder
 
 
-@pytest.fixture(params=["accelerated", "stdlib"])
-def backend(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
-    if request.param == "stdlib":
-        monkeypatch.setattr(split, "_msgspec", None)
-    elif split._msgspec is None:
-        pytest.skip("msgspec is not installed")
-    return str(request.param)
-
-
 def _otlp(*spans: dict[str, Any], resource: list[Any] | None = None) -> bytes:
     rs: dict[str, Any] = {"scopeSpans": [{"spans": list(spans)}]}
     if resource is not None:
@@ -237,6 +228,7 @@ def _deep_agents(depth: int) -> ta.Trace:
     return ta.Trace(b.spans)
 
 
+@pytest.mark.slow
 def test_agents_nested_a_thousand_deep() -> None:
     trace = _deep_agents(1_000)
     assert len(trace.all_agents()) == 1_000

@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 import traceassert as ta
+from tests.unit._invocations import fails, on
 from tests.unit._scenarios import Spans, cancelled, trace_of
-from tests.unit.test_invocation_checks_tools import fails, on
 from traceassert._checks.invocations_outcome import causes_from_stacktrace, error_type_matches
 
 pytest.importorskip("pydantic_ai")

@@ -7,8 +7,8 @@ import sys
 import pytest
 
 import traceassert as ta
+from tests.unit._invocations import fails, on
 from tests.unit._scenarios import Spans, trace_of
-from tests.unit.test_invocation_checks_tools import fails, on
 
 pytest.importorskip("pydantic_ai")
 

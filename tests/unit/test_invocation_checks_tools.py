@@ -3,7 +3,6 @@ cases (parallel calls, repeated calls, executions without failure information)."
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from typing import Any
 from unittest import mock
@@ -12,20 +11,10 @@ import pytest
 from dirty_equals import IsPartialDict, IsStr
 
 import traceassert as ta
+from tests.unit._invocations import fails, on
 from tests.unit._scenarios import Spans, trace_of
 
 pytest.importorskip("pydantic_ai")
-
-
-def fails(*patterns: str) -> Any:
-    """pytest.raises(TraceAssertionError) whose message contains every pattern (plain text)."""
-    return pytest.raises(
-        ta.TraceAssertionError, match="(?s)" + "".join(f"(?=.*{re.escape(p)})" for p in patterns)
-    )
-
-
-def on(name: str) -> ta.TraceAsserter:
-    return ta.TraceAsserter(trace_of(name))
 
 
 # -- the nested-invocation choice --------------------------------------------------------------------------

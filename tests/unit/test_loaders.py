@@ -49,16 +49,6 @@ EXPECTED_FORMAT = {
 }
 
 
-@pytest.fixture(params=["accelerated", "stdlib"])
-def backend(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
-    """Run the test with the optional msgspec accelerator and with the stdlib only."""
-    if request.param == "stdlib":
-        monkeypatch.setattr(split, "_msgspec", None)
-    elif split._msgspec is None:
-        pytest.skip("msgspec is not installed")
-    return str(request.param)
-
-
 @pytest.fixture(scope="module")
 def recorded() -> list[Any]:
     return _formats.record()

@@ -137,13 +137,7 @@ def _downstream(trace: ta.Trace) -> None:
         assert value is None or value.__class__ is int  # never NaN or infinity in a total
 
 
-@pytest.fixture(params=["accelerated", "stdlib"], autouse=True)
-def backend(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
-    if request.param == "stdlib":
-        monkeypatch.setattr(split, "_msgspec", None)
-    elif split._msgspec is None:
-        pytest.skip("msgspec is not installed")
-    return str(request.param)
+pytestmark = pytest.mark.usefixtures("backend")  # every test runs with both OTLP converters
 
 
 @FAST

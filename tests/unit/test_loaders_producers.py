@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 import traceassert as ta
-from traceassert._loaders import detect_format, load_spans, load_trace, parse_spans, split
+from traceassert._loaders import detect_format, load_spans, load_trace, parse_spans
 
 from . import _formats
 from .spanbuilder import SpanBuilder
@@ -22,15 +22,6 @@ DATA = Path(__file__).resolve().parent.parent / "data"
 #: a real OpenAI Agents SDK run recorded with OpenInference (tests/conformance): `explode` fails with
 #: status ERROR and no exception event
 OPENINFERENCE = DATA / "openinference_openai_agents.json"
-
-
-@pytest.fixture(params=["accelerated", "stdlib"])
-def backend(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
-    if request.param == "stdlib":
-        monkeypatch.setattr(split, "_msgspec", None)
-    elif split._msgspec is None:
-        pytest.skip("msgspec is not installed")
-    return str(request.param)
 
 
 # ---------------------------------------------------------------------------------------- Phoenix

@@ -18,20 +18,10 @@ from traceassert._loaders import (
     load_trace,
     parse_spans,
     redact_spans,
-    split,
 )
 from traceassert._model.span import Span, SpanEvent, SpanLink, Status
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "formats"
-
-
-@pytest.fixture(params=["accelerated", "stdlib"])
-def backend(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
-    if request.param == "stdlib":
-        monkeypatch.setattr(split, "_msgspec", None)
-    elif split._msgspec is None:
-        pytest.skip("msgspec is not installed")
-    return str(request.param)
 
 
 def _otlp(*spans: dict[str, Any]) -> dict[str, Any]:

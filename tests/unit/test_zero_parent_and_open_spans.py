@@ -12,7 +12,7 @@ from opentelemetry.trace import SpanContext, TraceFlags
 
 import traceassert as ta
 from tests.unit.spanbuilder import SpanBuilder
-from traceassert._loaders import parse_spans, split
+from traceassert._loaders import parse_spans
 from traceassert._model.span import Span
 
 TRACE = "cf9fe7b23e444c00cc683d5edad09df2"
@@ -20,16 +20,6 @@ ROOT = "46d2a18dee067689"
 CHILD = "9c706817cf39879d"
 ZERO_HEX = "0000000000000000"
 ZERO_B64 = "AAAAAAAAAAA="  # base64 of 8 zero bytes
-
-
-@pytest.fixture(params=["accelerated", "stdlib"])
-def backend(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
-    """Both OTLP converters: the typed one (msgspec) and the general one."""
-    if request.param == "stdlib":
-        monkeypatch.setattr(split, "_msgspec", None)
-    elif split._msgspec is None:
-        pytest.skip("msgspec is not installed")
-    return str(request.param)
 
 
 def _root_and_child(spans: list[Span]) -> None:

@@ -117,7 +117,7 @@ def test_raw_spans() -> None:
 
 def test_openllmetry_live_under_a_capture() -> None:
     from instrumentation import crewai_traceloop
-    from tests.conformance.test_crewai_recorded import check_traceloop_crew
+    from tests._crewfacts import check_traceloop_crew
 
     trace = live_trace(crewai_traceloop)
     requested = tuple(zip(EXPECTED.tools_in_order, (dict(a) for a in EXPECTED.tool_arguments), strict=True))
