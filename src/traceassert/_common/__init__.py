@@ -5,4 +5,7 @@ Imports nothing from the package but ``_errors``; the model and every stage afte
 
 from __future__ import annotations
 
+from .text import safe_json, safe_line, safe_streams, safe_text
+
 __all__: list[str] = []
+__all__ += ["safe_json", "safe_line", "safe_streams", "safe_text"]
