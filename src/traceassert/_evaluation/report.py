@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from .._common.text import safe_json
 from .results import add_tokens, jsonable
 
 __all__ = [
@@ -344,4 +345,4 @@ def write_report(
     records.append(jsonable(summarize(records)))
     with open(path, "w", encoding="utf-8") as fh:
         for record in records:
-            fh.write(json.dumps(record, ensure_ascii=False) + "\n")
+            fh.write(safe_json(json.dumps(record, ensure_ascii=False)) + "\n")

@@ -61,6 +61,7 @@ def _cmd_slim(args: argparse.Namespace, load: Callable[[list[str], str | None], 
 
 
 def _cmd_generate(args: argparse.Namespace, load: Callable[[list[str], str | None], Trace]) -> int:
+    from .._common.text import safe_text
     from .generate import generate_test
     from .slim import slim_trace
 
@@ -75,18 +76,18 @@ def _cmd_generate(args: argparse.Namespace, load: Callable[[list[str], str | Non
             source_name=Path(args.input).name,
         )
     except ValueError as exc:
-        print(f"traceassert generate: {exc}", file=sys.stderr)
+        print(safe_text(f"traceassert generate: {exc}"), file=sys.stderr)
         return EXIT_UNREADABLE
     folder = Path(args.output).parent if args.output else Path.cwd()
     if test.golden_name is not None:
         golden = folder / test.golden_name
         slim_trace(trace).write(golden)
-        print(f"wrote the golden trace {golden}", file=sys.stderr)
+        print(safe_text(f"wrote the golden trace {golden}"), file=sys.stderr)
     if args.output:
         from .._loaders.dump import write_file
 
         write_file(Path(args.output), test.source.encode())
-        print(f"wrote {args.output}", file=sys.stderr)
+        print(safe_text(f"wrote {args.output}"), file=sys.stderr)
     else:
         sys.stdout.write(test.source)
     return EXIT_OK
@@ -114,7 +115,9 @@ def _cmd_diff(args: argparse.Namespace, load: Callable[[list[str], str | None], 
         duration_tolerance=args.duration_tolerance,
         messages=args.messages,
     )
-    print(result.text())
+    from .._common.text import safe_text
+
+    print(safe_text(result.text()))
     return EXIT_OK if result.same else EXIT_DIFFERENT
 
 
