@@ -34,25 +34,35 @@ class TraceAssertionError(AssertionError):
     ``full_message()`` has all of it, and ``pytest -vv`` shows that. The whole message is made when
     first asked for (``full`` may be a function that makes it): a failure on a large trace does not
     render the whole tree only to show 60 lines of it.
+
+    The message is safe to print, however it was made: control characters (escape sequences, ``\\r``)
+    and lone surrogates from the trace are shown escaped (``\\x1b``, ``\\ud800``; see
+    ``_common.text``), newlines and tabs kept.
     """
 
     def __init__(self, *args: object, full: str | Callable[[], str] | None = None) -> None:
-        super().__init__(*args)
-        self._full = full
+        from ._common.text import safe_text  # here: the floor's package imports this module
+
+        super().__init__(*(safe_text(a) if isinstance(a, str) else a for a in args))
+        self._full = safe_text(full) if isinstance(full, str) else full
 
     def full_message(self) -> str:
         """The whole message: every tool execution and the whole invocation tree."""
+        from ._common.text import safe_text
+
         full = self._full
         if full is None:
-            return super().__str__()
+            return safe_text(super().__str__())
         if not isinstance(full, str):
-            full = self._full = full()
+            full = self._full = safe_text(full())
         return full
 
     def __str__(self) -> str:
+        from ._common.text import safe_text
+
         if self._full is not None and FULL_MESSAGES.get():
             return self.full_message()
-        return super().__str__()
+        return safe_text(super().__str__())
 
     def __reduce__(self) -> tuple[Any, ...]:
         # the whole message as text: a function that makes it, and the lines of the tree it kept (for

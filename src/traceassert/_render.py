@@ -7,6 +7,7 @@ import json
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
+from ._common.text import safe_line
 from ._loaders.redact import redact_value, redacting
 from ._model.records import AgentInvocation, Handoff, ModelCall, Retrieval, ToolExecution, ToolRequest
 from ._model.treeline import Text, TreeLine
@@ -139,15 +140,14 @@ class _Painter:
         self.lazy = lazy and not color
 
     def __call__(self, text: str, style: str) -> str:
-        if not self.color:
-            return text
-        return f"{_COLORS[style]}{text}{_RESET}"
+        return f"{_COLORS[style]}{safe_line(text)}{_RESET}" if self.color else text
 
     def line(self, prefix: str, kind: str, name: str, text: str | Text, record: Any = None) -> Any:
-        """A line of the tree: text now (``text(record)`` when a function), or a `TreeLine` (lazy)."""
+        """A line of the tree, one safe line: text now (its colours kept), or a `TreeLine` (lazy)."""
         if self.lazy:
             return TreeLine(prefix, kind, name, text, record)
-        return prefix + (text if type(text) is str else text(record))  # type: ignore[operator]
+        made = text if type(text) is str else text(record)  # type: ignore[operator]
+        return prefix + safe_line(made, keep=(*_COLORS.values(), _RESET) if self.color else ())
 
 
 def render_trace(

@@ -98,18 +98,21 @@ def _show_html(files: list[str], args: argparse.Namespace) -> int:
 
 
 def _cmd_summary(args: argparse.Namespace) -> int:
+    from ._common.text import safe_line
+
     trace = _load(args.files, args.format)
     summary = trace.summary(redact=not args.no_redact)
     if args.json:
+        from ._common.text import safe_json
         from ._loaders.jsontext import json_text
 
-        print(json_text(summary))
+        print(safe_json(json_text(summary)))
     else:
         totals = summary["totals"]
         width = max(len(k) for k in totals)
         for key, value in totals.items():
             print(f"{key:<{width}}  {value}")
-        print(f"{'tool order':<{width}}  {', '.join(summary['tool_order']) or '-'}")
+        print(safe_line(f"{'tool order':<{width}}  {', '.join(summary['tool_order']) or '-'}"))
     return EXIT_OK
 
 
@@ -217,17 +220,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command is None:
         parser.print_help()
         return EXIT_UNREADABLE
+    from ._common.text import safe_streams, safe_text
     from ._errors import TraceLoadError
 
     try:
-        status: int = args.func(args)
+        with safe_streams():  # what the terminal cannot encode is written escaped, never raised
+            status: int = args.func(args)
     except TraceLoadError as exc:
-        print(f"traceassert {args.command}: {exc}", file=sys.stderr)
+        print(safe_text(f"traceassert {args.command}: {exc}"), file=sys.stderr)
         return EXIT_UNREADABLE
     except BrokenPipeError:  # pragma: no cover - e.g. piped into head
         return EXIT_OK
     except OSError as exc:
-        print(f"traceassert {args.command}: {exc}", file=sys.stderr)
+        print(safe_text(f"traceassert {args.command}: {exc}"), file=sys.stderr)
         return EXIT_UNREADABLE
     return status
 

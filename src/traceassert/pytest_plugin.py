@@ -352,11 +352,12 @@ class _ResultsPlugin:
         wanted = self.report_path or self.html_path or self.results.worth_reporting()
         if self.is_worker or not tests or not wanted:
             return
+        from ._common.text import safe_text
         from ._evaluation.report import format_summary
 
         terminalreporter.write_sep("-", "traceassert")
         for line in format_summary(tests, self.report_path, self.html_path):
-            terminalreporter.write_line(line)
+            terminalreporter.write_line(safe_text(line))
 
 
 def _combine_runs(

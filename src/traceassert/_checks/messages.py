@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
+from .._common.text import safe_text
 from .._errors import TraceAssertionError, dump_hint
 from .._render import TreeLine
 
@@ -56,7 +57,8 @@ def compose(
         text = tree if isinstance(tree, str) else "\n".join(map(str, tree))
         return f"{whole}{_TREE}{text}" if text else whole
 
-    err = TraceAssertionError(shorten(head, tree), full=full)
+    # the head as shown (escaped: see _common.text) before it is measured; the tree's lines are already
+    err = TraceAssertionError(shorten([safe_text(part) for part in head], tree), full=full)
     err._tree = tree  # type: ignore[attr-defined]  # for `combine`: the tree without the whole text
     return err
 

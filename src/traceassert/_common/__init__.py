@@ -13,12 +13,17 @@ from .files import (
     special_kind,
     write_atomic,
 )
+from .text import safe_json, safe_line, safe_streams, safe_text
 
 __all__: list[str] = [
     "UnsafeOutputError",
     "check_output",
     "check_output_dir",
     "check_outputs",
+    "safe_json",
+    "safe_line",
+    "safe_streams",
+    "safe_text",
     "special_kind",
     "write_atomic",
 ]

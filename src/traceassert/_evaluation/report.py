@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from .._common.text import safe_json
 from .results import add_tokens, jsonable
 
 __all__ = [
@@ -344,5 +345,5 @@ def write_report(
         records = [redact_value(r, patterns) for r in records]
     # the summary is made from the written records: score names stay, label values are as redacted
     records.append(jsonable(summarize(records)))
-    text = "".join(json.dumps(record, ensure_ascii=False) + "\n" for record in records)
+    text = "".join(safe_json(json.dumps(record, ensure_ascii=False)) + "\n" for record in records)
     write_atomic(path, text.encode("utf-8"), what="the report")

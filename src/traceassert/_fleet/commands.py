@@ -4,6 +4,7 @@ files, on this machine (``--jobs N``) or on Dask (``--dask``), with the aggregat
 from __future__ import annotations
 
 import argparse
+import builtins
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -149,7 +150,13 @@ def _progress(done: int, total: int, stream: TextIO) -> None:
 
 
 def _report(result: TraceResult, quiet: bool, named: bool) -> int:
-    """Print one result (failures always; passes unless quiet); its exit status."""
+    """Print one result (failures always; passes unless quiet), escaped (``_common.text``); its exit
+    status."""
+    from .._common.text import safe_text
+
+    def print(text: str) -> None:
+        builtins.print(safe_text(text))
+
     if result.error is not None:
         print(f"{result.label}: {result.error}")
         return EXIT_UNREADABLE

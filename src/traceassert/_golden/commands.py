@@ -64,6 +64,7 @@ def _cmd_slim(args: argparse.Namespace, load: Callable[[list[str], str | None], 
 
 def _cmd_generate(args: argparse.Namespace, load: Callable[[list[str], str | None], Trace]) -> int:
     from .._common.files import check_output
+    from .._common.text import safe_text
     from .generate import generate_test
     from .slim import slim_trace
 
@@ -80,18 +81,18 @@ def _cmd_generate(args: argparse.Namespace, load: Callable[[list[str], str | Non
             source_name=Path(args.input).name,
         )
     except ValueError as exc:
-        print(f"traceassert generate: {exc}", file=sys.stderr)
+        print(safe_text(f"traceassert generate: {exc}"), file=sys.stderr)
         return EXIT_UNREADABLE
     folder = Path(args.output).parent if args.output else Path.cwd()
     if test.golden_name is not None:
         golden = folder / test.golden_name
         slim_trace(trace).write(golden)
-        print(f"wrote the golden trace {golden}", file=sys.stderr)
+        print(safe_text(f"wrote the golden trace {golden}"), file=sys.stderr)
     if args.output:
         from .._common.files import write_atomic
 
         write_atomic(args.output, test.source.encode(), what="the generated test module")
-        print(f"wrote {args.output}", file=sys.stderr)
+        print(safe_text(f"wrote {args.output}"), file=sys.stderr)
     else:
         sys.stdout.write(test.source)
     return EXIT_OK
@@ -119,7 +120,9 @@ def _cmd_diff(args: argparse.Namespace, load: Callable[[list[str], str | None], 
         duration_tolerance=args.duration_tolerance,
         messages=args.messages,
     )
-    print(result.text())
+    from .._common.text import safe_text
+
+    print(safe_text(result.text()))
     return EXIT_OK if result.same else EXIT_DIFFERENT
 
 

@@ -8,6 +8,7 @@ from importlib import resources
 from typing import Any
 
 from .._common.files import check_output, write_atomic
+from .._common.text import safe_json
 from .._evaluation.results import jsonable
 
 __all__ = ["page_html", "script_json", "write_page"]
@@ -22,7 +23,7 @@ def script_json(data: Any) -> str:
     text = json.dumps(jsonable(data), ensure_ascii=False, separators=(",", ":"), allow_nan=False)
     for char, escape in _ESCAPES.items():
         text = text.replace(char, escape)
-    return text
+    return safe_json(text)  # lone surrogates and C1 controls as \u escapes: the page can be written
 
 
 def _asset(name: str) -> str:
