@@ -10,8 +10,6 @@ import pytest
 from tests.report._apps import APP, CONFTEST, SECRET
 from traceassert.cli import main
 
-pytest_plugins = ["pytester"]
-
 RECORD = """
 import traceassert as ta
 import weather_app

@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import pytest
 
-pytest_plugins = ["pytester"]
-
 PASSWORD = "hunter2pw-7c1d"
 TOKEN = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJib2IifQ.c2lnbmF0dXJlLXNlY3JldA"
 

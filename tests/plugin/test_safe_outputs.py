@@ -7,8 +7,6 @@ from pathlib import Path
 
 import pytest
 
-pytest_plugins = ["pytester"]
-
 #: what ``runpytest_subprocess`` itself leaves in the folder
 PYTESTER_FILES = ("runpytest-", "stdout", "stderr")
 

@@ -173,7 +173,6 @@ def test_the_command_writes_the_module_and_its_golden(
     assert main(["generate", str(DATA / "pydantic_ai_current.json"), "--name", "bad name"]) == 2
 
 
-
 # -- the module is safe, redacted, and passes on its golden and on its run ------------------------------
 
 PWNED_NAME = 'x""" ; open("PWNED","w").write("ran") ; """.json'
