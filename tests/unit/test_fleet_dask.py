@@ -3,12 +3,12 @@ killed mid-run, file:// URLs, and the command line's --dask."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
 import sys
 import time
-import warnings
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,6 +18,7 @@ import pytest
 
 import traceassert as ta
 from tests._fleetdata import SPANS_PER_TRACE, need, write_collector_file
+from traceassert._fleet.engines import WORKER_DEATHS, local_cluster
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -38,15 +39,12 @@ def slow_weather(a):
 
 @pytest.fixture(scope="module")
 def client() -> Iterator[Any]:
-    """Two worker processes, one thread each; the workers import traceassert from this checkout."""
+    """The cluster ``--dask local:2`` starts: two worker processes, one thread each; the workers import
+    traceassert from this checkout."""
     old = os.environ.get("PYTHONPATH")
     os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT / "src"), old]))
     try:
-        with warnings.catch_warnings():  # the scheduler's HTTP port taken by another cluster: it moves
-            warnings.filterwarnings("ignore", "Port .* is already in use", UserWarning)
-            cluster = distributed.LocalCluster(
-                n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=50
-            )
+        cluster = local_cluster(2, silence_logs=50)
     finally:
         if old is None:
             del os.environ["PYTHONPATH"]
@@ -178,14 +176,37 @@ def kills(a):
 """
 
 
-# last in the module: it kills the workers again and again (the nannies restart them)
+@contextlib.contextmanager
+def deadline(seconds: int) -> Iterator[None]:
+    """Fails the test (never hangs it) when the block takes longer than ``seconds``."""
+
+    def expired(signum: int, frame: object) -> None:
+        raise TimeoutError(f"still running after {seconds} s")
+
+    previous = signal.signal(signal.SIGALRM, expired)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def _pids(client: Any) -> set[int]:
+    return set(client.run(os.getpid).values())
+
+
+# last in the module: it kills a worker WORKER_DEATHS times (the nannies restart them)
 def test_a_policy_that_kills_its_workers_is_one_file_s_error_with_the_totals_intact(
     client: Any, tmp_path: Path
 ) -> None:
     folder = _fleet(tmp_path / "fleet", 10, 3)
     (folder / "killer.py").write_text(KILLER, encoding="utf-8")
-    result = ta.check_files(folder, str(folder / "killer.py"), client=client)
-    results = list(result)
+    client.wait_for_workers(2, timeout=60)  # the cluster is whole when it starts
+    before = _pids(client)
+    with deadline(240):
+        result = ta.check_files(folder, str(folder / "killer.py"), client=client)
+        results = list(result)
     lost = [r for r in results if r.error is not None]
     assert [Path(r.path).name for r in lost] == ["f003.jsonl"]
     assert "KilledWorker" in (lost[0].error or "")
@@ -194,3 +215,8 @@ def test_a_policy_that_kills_its_workers_is_one_file_s_error_with_the_totals_int
     assert (stats.files, stats.unreadable_files, stats.evaluated) == (10, 1, 27)
     assert stats.policies["kills its worker"].passed == 27
     assert not result.passed
+    # the file became an error after WORKER_DEATHS deaths, not more
+    assert f"on {WORKER_DEATHS} different workers" in (lost[0].error or ""), lost[0].error
+    with deadline(120):
+        client.wait_for_workers(2, timeout=110)  # the nannies restart the workers it killed
+    assert len(before - _pids(client)) == WORKER_DEATHS

@@ -6,8 +6,10 @@ driver keeps a bounded number of tasks in flight, so the client never holds ever
 
 Dask: ``local`` / ``local:N`` start a ``LocalCluster`` of N worker processes with one thread each;
 ``tcp://host:8786`` (any scheduler address) connects to a running scheduler; a ``Client`` passed in is
-used as it is and left open. A task whose worker dies is run again by Dask on another worker; in the
-process pool, the tasks of a pool a dying process broke are run again, each alone (``PoolEngine``).
+used as it is and left open. A task whose worker dies is run again by Dask on another worker, until
+its workers died ``WORKER_DEATHS`` times (on a cluster traceassert starts): it then ends as
+``KilledWorker``, that file's error. Tasks are never retried on top of that. In the process pool,
+the tasks of a pool a dying process broke are run again, each alone (``PoolEngine``).
 """
 
 from __future__ import annotations
@@ -24,7 +26,17 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-__all__ = ["DaskEngine", "Done", "Engine", "PoolEngine", "SerialEngine", "make_engine", "parse_engine"]
+__all__ = [
+    "WORKER_DEATHS",
+    "DaskEngine",
+    "Done",
+    "Engine",
+    "PoolEngine",
+    "SerialEngine",
+    "local_cluster",
+    "make_engine",
+    "parse_engine",
+]
 
 #: (the task's key, its value or None, the exception it raised or None)
 Done = tuple[Hashable, Any, BaseException | None]
@@ -32,6 +44,10 @@ Done = tuple[Hashable, Any, BaseException | None]
 DASK_EXTRA = "pip install 'traceassert[fleet]'"
 #: seconds between two counts of a Dask cluster's workers
 _RECOUNT_S = 5.0
+#: a task whose worker died this many times is an error (``KilledWorker``), on a cluster we start
+#: (Dask's ``distributed.scheduler.allowed-failures`` is one less): one death may be unrelated (a
+#: worker killed mid-run), two on the same task mean the task kills its workers
+WORKER_DEATHS = 2
 
 
 class Engine(Protocol):
@@ -189,15 +205,7 @@ class DaskEngine:
         kind, value = parse_engine(spec)
         distributed = _distributed()
         if kind == "local":
-            with warnings.catch_warnings():  # the scheduler's HTTP port taken: it picks another one
-                warnings.filterwarnings("ignore", "Port .* is already in use", UserWarning)
-                cluster = distributed.LocalCluster(
-                    n_workers=value,
-                    threads_per_worker=1,
-                    processes=True,
-                    dashboard_address=None,
-                    silence_logs=40,
-                )
+            cluster = local_cluster(value)
             return cls(distributed.Client(cluster), cluster, owned=True)
         return cls(distributed.Client(value), owned=True)
 
@@ -212,7 +220,8 @@ class DaskEngine:
         return self._workers
 
     def submit(self, key: Hashable, fn: Callable[..., Any], *args: Any) -> None:
-        future = self.client.submit(fn, *args, pure=False, retries=2)
+        # no retries: a task's exception is its result, and a worker's death is counted by the scheduler
+        future = self.client.submit(fn, *args, pure=False)
         self._futures[future.key] = (future, key)
         self._completed.add(future)
 
@@ -244,6 +253,29 @@ class DaskEngine:
             self.client.close()
             if self._cluster is not None:
                 self._cluster.close()
+
+
+def local_cluster(workers: int, silence_logs: int = 40) -> Any:
+    """A ``LocalCluster`` of ``workers`` processes of one thread each, whose scheduler makes a task
+    that ``WORKER_DEATHS`` workers died on an error, and sends each worker one task at a time (so a
+    worker's death is blamed on the task it was running, not on tasks queued behind it)."""
+    distributed = _distributed()
+    dask = importlib.import_module("dask")
+    config = {
+        "distributed.scheduler.allowed-failures": WORKER_DEATHS - 1,
+        "distributed.scheduler.worker-saturation": 1.0,
+    }
+    with warnings.catch_warnings(), dask.config.set(config):
+        # the scheduler's HTTP port taken: it picks another one
+        warnings.filterwarnings("ignore", "Port .* is already in use", UserWarning)
+        return distributed.LocalCluster(
+            n_workers=workers,
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=None,
+            silence_logs=silence_logs,
+            scheduler_kwargs={"allowed_failures": WORKER_DEATHS - 1},
+        )
 
 
 def _exception_of(future: Any, value: Any) -> BaseException:
