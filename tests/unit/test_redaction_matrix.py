@@ -213,7 +213,11 @@ def _matches_golden(trace: ta.Trace, tmp: Path, src: Path) -> str:
 
 
 def _generate(trace: ta.Trace, tmp: Path, src: Path) -> str:
-    return _cli("generate", str(src))
+    # into the temporary folder: the golden trace is written beside the module (the current folder
+    # when the module goes to stdout), and it is checked too
+    module = tmp / "test_generated.py"
+    _cli("generate", str(src), "-o", str(module))
+    return module.read_text() + "".join(p.read_text() for p in sorted(tmp.glob("*.golden.json")))
 
 
 def _fleet(trace: ta.Trace, tmp: Path, src: Path) -> str:
