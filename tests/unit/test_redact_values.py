@@ -284,6 +284,17 @@ class TestJsonEncodedTwice:
         assert "HUGEENC1" not in new and json.loads(json.loads(new))["api_key"] == REDACTED
 
 
+def test_an_encoded_text_longer_than_redaction_parses_is_scanned_decoded(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from traceassert._loaders import redact
+
+    monkeypatch.setattr(redact, "_MAX_PARSE_CHARS", 1_000)
+    text = json.dumps(json.dumps({"api_key": "LONGENC1", "pad": "x" * 5_000}))
+    new = redact_value(text)
+    assert "LONGENC1" not in new and json.loads(json.loads(new))["api_key"] == REDACTED
+
+
 def _span_with(attributes: dict[str, Any]) -> Any:
     b = SpanBuilder()
     b.span("s", attributes)

@@ -143,13 +143,17 @@ class _Redactor:
                 new, changed = self.plain(data, depth)
                 return dump(new) if changed else text
             return self.scan(text, structured=True)
-        if head == '"' and len(text) <= _MAX_PARSE_CHARS:
+        if head == '"':
             return self.encoded(text, depth)
         return self.scan(text)
 
     def encoded(self, text: str, depth: int) -> str:
         """``text`` that may be a JSON string literal (JSON encoded twice: ``"{\\"api_key\\": ...}"``):
-        its content redacted like any text and written back as a JSON string, so it still parses."""
+        its content redacted like any text and written back as a JSON string, so it still parses.
+
+        Decoded at any length: a JSON string decodes in linear time to text no longer than itself (no
+        structure to build), and the scan of the escaped text would miss ``\\"api_key\\": \\"...\\"``.
+        Text inside that is too long to parse is scanned decoded, where keys and values are plain."""
         try:
             inner = json.loads(text)
         except ValueError:
