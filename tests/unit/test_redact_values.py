@@ -236,3 +236,67 @@ def test_expect_shows_what_it_found_and_was_given_redacted() -> None:
     with pytest.raises(TypeError) as err:
         ta.expect("Bearer abcdef123456").to_be_less_than(3)
     assert "abcdef123456" not in str(err.value) and "Bearer [REDACTED]" in str(err.value)
+
+
+class TestJsonEncodedTwice:
+    """Tool arguments stored as a JSON *string* whose content is JSON (``"{\\"api_key\\": ...}"``)."""
+
+    def test_the_secret_inside_is_redacted_and_the_text_keeps_its_shape(self) -> None:
+        inner = {"api_key": "DOUBLEKEYv8b7n6", "region": "eu"}
+        for times in (1, 2, 3):
+            text = json.dumps(inner)
+            for _ in range(times):
+                text = json.dumps(text)
+            new = redact_value(text)
+            assert "DOUBLEKEYv8b7n6" not in new
+            for _ in range(times):
+                new = json.loads(new)
+                assert isinstance(new, str), times  # still a JSON string, encoded as often
+            assert json.loads(new) == {"api_key": REDACTED, "region": "eu"}
+
+    def test_inside_an_object_under_an_attribute_and_in_spans(self) -> None:
+        args = json.dumps({"options": json.dumps(json.dumps({"password": "PW2x2enc"}))})
+        (new,) = redact_spans([_span_with({"gen_ai.tool.call.arguments": args})])
+        options = json.loads(json.loads(json.loads(new.attributes["gen_ai.tool.call.arguments"])["options"]))
+        assert options == {"password": REDACTED}
+        assert redact_value({"x": json.dumps(json.dumps([{"token": 7}]))}) == {
+            "x": json.dumps(json.dumps([{"token": REDACTED}], ensure_ascii=False), ensure_ascii=False)
+        }
+
+    def test_plain_and_innocent_json_strings_are_left_as_they_are(self) -> None:
+        for text in (json.dumps("plain words"), json.dumps(json.dumps({"city": "Paris"})), '"quoted" tail'):
+            assert redact_value(text) is text
+        assert json.loads(redact_value(json.dumps("Bearer abcdef123456"))) == "Bearer [REDACTED]"
+
+    def test_encoded_under_deep_nesting_is_replaced_whole(self) -> None:
+        deep: Any = json.dumps(json.dumps({"token": "DEEPENC1"}))
+        for _ in range(70):
+            deep = [deep]
+        assert "DEEPENC1" not in json.dumps(redact_value(deep))
+
+    def test_a_huge_encoded_string_is_redacted_in_linear_time(self) -> None:
+        import time
+
+        text = json.dumps(json.dumps({"api_key": "HUGEENC1", "pad": "x" * 3_000_000}))
+        start = time.perf_counter()
+        new = redact_value(text)
+        assert time.perf_counter() - start < 5
+        assert "HUGEENC1" not in new and json.loads(json.loads(new))["api_key"] == REDACTED
+
+
+def test_an_encoded_text_longer_than_redaction_parses_is_scanned_decoded(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from traceassert._loaders import redact
+
+    monkeypatch.setattr(redact, "_MAX_PARSE_CHARS", 1_000)
+    text = json.dumps(json.dumps({"api_key": "LONGENC1", "pad": "x" * 5_000}))
+    new = redact_value(text)
+    assert "LONGENC1" not in new and json.loads(json.loads(new))["api_key"] == REDACTED
+
+
+def _span_with(attributes: dict[str, Any]) -> Any:
+    b = SpanBuilder()
+    b.span("s", attributes)
+    (span,) = b.trace().spans
+    return span

@@ -1,8 +1,9 @@
 """The redaction matrix: planted secrets of every kind times every output traceassert writes.
 
 Each kind of secret is planted where a real run carries it (a prompt, nested JSON in a tool argument, a
-Python repr, bytes, span attributes, HTTP headers, an exception message, a URL with a password, a model
-call's error, a span's name, a tool result). Each output is made from the same trace, and each cell
+Python repr, a tool argument JSON-encoded twice (a JSON string holding a JSON object), bytes, span
+attributes, HTTP headers, an exception message, a URL with a password, a model call's error, a span's
+name, a tool result). Each output is made from the same trace, and each cell
 asserts that the secret is absent *and* that the output holds the content around it (the tool's name,
 the agent's), so no cell passes on an empty output. A control makes each output with redaction off
 and finds the secrets there: the outputs do carry the values the matrix looks for.
@@ -44,6 +45,7 @@ SECRETS = {
     "span_name": "SPANNAMEPWg6f5d4",
     "tool_result": "RESULTTOKENr4t5y6u7",
     "diff_value": "hunter2pwDIFF",
+    "double_json": "DOUBLEJSONv8b7n6",
 }
 
 
@@ -81,6 +83,8 @@ def _trace() -> ta.Trace:
         status="ERROR",
         description=f"ConnectionError: login failed with password={s['exception']}",
     )
+    # JSON encoded twice: the attribute is a JSON string whose content is a JSON object
+    b.tool("configure", agent, args=json.dumps(json.dumps({"api_key": s["double_json"], "region": "eu"})))
     b.span(f"GET https://bob:{s['url']}@api.example.com/v1", {}, parent=agent)
     b.span(
         "chat m",
@@ -209,7 +213,11 @@ def _matches_golden(trace: ta.Trace, tmp: Path, src: Path) -> str:
 
 
 def _generate(trace: ta.Trace, tmp: Path, src: Path) -> str:
-    return _cli("generate", str(src))
+    # into the temporary folder: the golden trace is written beside the module (the current folder
+    # when the module goes to stdout), and it is checked too
+    module = tmp / "test_generated.py"
+    _cli("generate", str(src), "-o", str(module))
+    return module.read_text() + "".join(p.read_text() for p in sorted(tmp.glob("*.golden.json")))
 
 
 def _fleet(trace: ta.Trace, tmp: Path, src: Path) -> str:

@@ -4,7 +4,9 @@ Values under a secret-looking key (``scrub.is_secret_key``) are replaced by ``"[
 their type (a string, a number, a boolean, an array, an object; None stays: nothing was recorded).
 Everything else is walked: span, event, link and resource attributes, mappings, tuples and lists, bytes
 (as UTF-8 text), and text. Text that holds JSON or a Python literal (``"{'api_key': 'abc'}"``) is
-parsed and redacted by key; any other text, and each string inside, is scanned for secret-looking values
+parsed and redacted by key, and so is text that is a JSON string holding such text (JSON encoded
+twice or more, ``"{\\"api_key\\": \\"abc\\"}"``), written back encoded as often, so it still
+parses; any other text, and each string inside, is scanned for secret-looking values
 (``Bearer ...``, ``sk-...``, JWTs, URL passwords, ``key=value`` pairs with a secret key).
 Conservative where it cannot look: a value nested deeper than 64 levels, or text too deep to parse, is
 replaced whole. Token counts (``max_tokens``,
@@ -141,7 +143,27 @@ class _Redactor:
                 new, changed = self.plain(data, depth)
                 return dump(new) if changed else text
             return self.scan(text, structured=True)
+        if head == '"':
+            return self.encoded(text, depth)
         return self.scan(text)
+
+    def encoded(self, text: str, depth: int) -> str:
+        """``text`` that may be a JSON string literal (JSON encoded twice: ``"{\\"api_key\\": ...}"``):
+        its content redacted like any text and written back as a JSON string, so it still parses.
+
+        Decoded at any length: a JSON string decodes in linear time to text no longer than itself (no
+        structure to build), and the scan of the escaped text would miss ``\\"api_key\\": \\"...\\"``.
+        Text inside that is too long to parse is scanned decoded, where keys and values are plain."""
+        try:
+            inner = json.loads(text)
+        except ValueError:
+            return self.scan(text)
+        if not isinstance(inner, str):
+            return self.scan(text)
+        if depth > MAX_DEPTH:
+            return REDACTED  # encoded more often than redaction looks: conservative
+        new_inner = self.text(inner, depth + 1)
+        return text if new_inner == inner else _json_text(new_inner)
 
     @staticmethod
     def parsed(text: str, head: str) -> tuple[Any, Any] | None:
