@@ -14,9 +14,10 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from .._loaders.redact import is_secret_key, shown
+from .._loaders.redact import is_secret_key, redact_text, shown
 from .._model.values import has_own_eq
 from .._reconstruct.arguments import parse_arguments
+from .redacted import Redacted
 
 __all__ = [
     "argument_mismatches",
@@ -114,8 +115,12 @@ def contains_text(actual: Any, needle: str) -> bool:
 
 def _show(value: Any, limit: int = 80, secret: bool = False) -> str:
     """``value`` as a difference line shows it: redacted as messages are (whole under a secret key:
-    ``secret`` says a key on its path looks secret), then cut to ``limit`` characters."""
-    text = repr(shown(value, secret=secret))
+    ``secret`` says a key on its path looks secret), then cut to ``limit`` characters. A ``Redacted``
+    matcher is shown as written, its text redacted again: it stands for a secret and names none."""
+    if isinstance(value, Redacted):
+        text = repr(value if value.text is None else Redacted(redact_text(value.text)))
+    else:
+        text = repr(shown(value, secret=secret))
     if len(text) > limit:
         text = text[: limit - 1] + "…"
     return text
