@@ -160,10 +160,10 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
             try:
                 path = _dump(item, cap, dump_dir)
             except Exception as exc:  # a failed dump must not hide the test's own failure
-                report.sections.append(("traceassert", f"could not write the trace: {exc!r}"))
+                _section(report, f"could not write the trace: {exc!r}")
             else:
                 item.stash[_DUMPED_KEY] = path
-                report.sections.append(("traceassert", f"trace written to {path}"))
+                _section(report, f"trace written to {path}")
     return report
 
 
@@ -175,7 +175,14 @@ def _record(item: pytest.Item, report: pytest.TestReport, record_dir: str) -> No
         line = record_test(
             cap.trace(), record_dir, item.nodeid, item.name, _redaction(item.config) is not False
         )
-        report.sections.append(("traceassert", line))
+        _section(report, line)
+
+
+def _section(report: pytest.TestReport, text: str) -> None:
+    """Add a "traceassert" section to ``report``, escaped: it holds paths and errors, and pytest prints it."""
+    from ._common.text import safe_text
+
+    report.sections.append(("traceassert", safe_text(text)))
 
 
 def _dump(item: pytest.Item, cap: Capture, dump_dir: str) -> str:
