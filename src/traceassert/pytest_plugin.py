@@ -157,13 +157,13 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
         dump_dir = item.config.getoption("--traceassert-dump-dir")
         cap = item.stash.get(_CAPTURE_KEY, None)
         if dump_dir and cap is not None and _DUMPED_KEY not in item.stash:
-            try:
-                path = _dump(item, cap, dump_dir)
-            except Exception as exc:  # a failed dump must not hide the test's own failure
-                _section(report, f"could not write the trace: {exc!r}")
-            else:
+            from ._golden.record import dump_failed
+
+            worker = os.environ.get("PYTEST_XDIST_WORKER")
+            path, line = dump_failed(cap.trace, dump_dir, item.nodeid, worker, _redaction(item.config))
+            if path is not None:
                 item.stash[_DUMPED_KEY] = path
-                _section(report, f"trace written to {path}")
+            report.sections.append(("traceassert", line))
     return report
 
 
@@ -175,23 +175,7 @@ def _record(item: pytest.Item, report: pytest.TestReport, record_dir: str) -> No
         line = record_test(
             cap.trace(), record_dir, item.nodeid, item.name, _redaction(item.config) is not False
         )
-        _section(report, line)
-
-
-def _section(report: pytest.TestReport, text: str) -> None:
-    """Add a "traceassert" section to ``report``, escaped: it holds paths and errors, and pytest prints it."""
-    from ._common.text import safe_text
-
-    report.sections.append(("traceassert", safe_text(text)))
-
-
-def _dump(item: pytest.Item, cap: Capture, dump_dir: str) -> str:
-    from ._golden.record import dump_path
-    from ._loaders import dump_trace
-
-    path = dump_path(dump_dir, item.nodeid, os.environ.get("PYTEST_XDIST_WORKER"))
-    dump_trace(cap.trace(), path, redact=_redaction(item.config))
-    return path
+        report.sections.append(("traceassert", line))
 
 
 @pytest.fixture
