@@ -87,13 +87,15 @@ def _cmd_show(args: argparse.Namespace) -> int:
 def _show_html(files: list[str], args: argparse.Namespace) -> int:
     """``show --html OUT``: one section per file, or per trace id when a file holds several traces."""
     from ._common.files import check_output
+    from ._common.text import safe_line
     from ._report import file_page, file_traces, write_page
 
     check_output(args.html, what="the HTML report")  # before the work (exit 2 when refused)
     traces = file_traces(files, lambda path: _load([path], args.format))
     page = file_page(traces, redact=not args.no_redact, limit=args.width)
     write_page(args.html, page)
-    print(f"wrote {args.html}: {len(traces)} trace(s), {page['summary']['spans']} spans", file=sys.stderr)
+    spans = page["summary"]["spans"]
+    print(safe_line(f"wrote {args.html}: {len(traces)} trace(s), {spans} spans"), file=sys.stderr)
     return EXIT_OK
 
 

@@ -90,3 +90,31 @@ def test_the_commands_print_no_raw_control_characters(
     assert "Traceback" not in out, out
     assert done.returncode == (1 if command[0] in ("check", "diff") else 0), out
     assert _raw(out) == [], out
+
+
+def test_the_html_page_title_is_one_escaped_line_that_encodes() -> None:
+    from traceassert._report.page import page_html
+
+    page = page_html({"title": "<b>" + BAD + "\n", "kind": "file", "summary": {}, "sections": []})
+    page.encode("utf-8")  # strict: the lone surrogate is written escaped
+    title = page.split("<title>", 1)[1].split("</title>", 1)[0]
+    assert _raw(title) == [] and "\n" not in title
+    assert title.startswith("&lt;b&gt;\\x1b]0;pwned\\x07") and title.endswith("\\ud800 \\x9b \\x7f\\n")
+
+
+def test_show_html_prints_the_output_path_escaped(tmp_path: Path) -> None:
+    path = tmp_path / "bad.json"
+    ta.dump_trace(_trace(), str(path))
+    out = tmp_path / "out\x1b]0;pwned\x07.html"
+    env = {**os.environ, "PYTHONPATH": str(SRC)}
+    done = subprocess.run(
+        [sys.executable, "-m", "traceassert", "show", "--html", str(out), str(path)],
+        capture_output=True,
+        env=env,
+        timeout=120,
+        check=False,
+    )
+    err = done.stderr.decode("utf-8", "surrogateescape")
+    assert done.returncode == 0, err
+    assert out.is_file() and _raw(out.read_text("utf-8")) == []
+    assert "out\\x1b]0;pwned\\x07.html: 1 trace(s), 4 spans" in err and _raw(err) == [], err

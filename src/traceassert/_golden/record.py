@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -109,13 +110,33 @@ def record_golden(trace: Trace, path: Path, *, redact: bool = True) -> int:
 
 
 def record_test(trace: Trace, record_dir: str, nodeid: str, name: str, redact: bool) -> str:
-    """Record the golden of the passing test ``nodeid`` (called ``name``); the line the report shows.
-    Never raises: recording must not turn a passing test into an error."""
+    """Record the golden of the passing test ``nodeid`` (called ``name``); the line the report shows,
+    escaped (it holds a path or an error, and pytest prints it as it is). Never raises: recording must
+    not turn a passing test into an error."""
+    from .._common.text import safe_text
+
     if not trace.spans:
         return "no golden recorded: the test captured no spans"
     path = golden_path(record_dir, nodeid.split("::", 1)[0], name)
     try:
         size = record_golden(trace, path, redact=redact)
     except Exception as exc:
-        return f"could not record the golden trace: {exc!r}"
-    return f"golden trace recorded to {path} ({size} bytes)"
+        return safe_text(f"could not record the golden trace: {exc!r}")
+    return safe_text(f"golden trace recorded to {path} ({size} bytes)")
+
+
+def dump_failed(
+    trace: Callable[[], Trace], dump_dir: str, nodeid: str, worker: str | None, redact: bool | list[str]
+) -> tuple[str | None, str]:
+    """Write the trace of the failing test ``nodeid`` for ``--traceassert-dump-dir``: the path written
+    (``None`` when it could not be) and the line the report shows, escaped. Never raises: a failed dump
+    must not hide the test's own failure."""
+    from .._common.text import safe_text
+    from .._loaders import dump_trace
+
+    try:
+        path = dump_path(dump_dir, nodeid, worker)
+        dump_trace(trace(), path, redact=redact)
+    except Exception as exc:
+        return None, safe_text(f"could not write the trace: {exc!r}")
+    return path, safe_text(f"trace written to {path}")

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .._common.text import safe_json
 from .._errors import TraceWriteError
 from .._loaders.dump import to_otlp_json, write_file
 from .._model.span import Span, SpanEvent
@@ -312,8 +313,10 @@ def _search(
 
 def review_json(doc: Any, *, ascii_only: bool = False) -> bytes:
     """``doc`` as JSON laid out for review: objects and arrays indented, one attribute (a ``key`` /
-    ``value`` pair) or other flat object per line, so a changed value is a one-line diff. Text with lone
-    surrogates is written with escapes (``ascii_only``), which JSON can carry."""
+    ``value`` pair) or other flat object per line, so a changed value is a one-line diff. Text is kept
+    as it is (``ascii_only`` escapes all that is not ASCII) except what `safe_json` escapes: lone
+    surrogates, which UTF-8 cannot write, and the controls that would act on a terminal or make a line
+    read other than it is. The data reads back the same."""
     out: list[str] = []
     stack: list[tuple[Any, int, str]] = [(doc, 0, "")]
     while stack:  # iterative: values may nest deeper than the recursion limit
@@ -324,7 +327,7 @@ def review_json(doc: Any, *, ascii_only: bool = False) -> bytes:
             continue
         head, value = item if isinstance(item, tuple) else ("", item)
         if _flat(value):
-            out.append(f"{pad}{head}{json.dumps(value, ensure_ascii=ascii_only)}{tail}")
+            out.append(f"{pad}{head}{safe_json(json.dumps(value, ensure_ascii=ascii_only))}{tail}")
             continue
         pairs = (
             [(f"{json.dumps(k)}: ", v) for k, v in value.items()]
@@ -336,10 +339,7 @@ def review_json(doc: Any, *, ascii_only: bool = False) -> bytes:
         stack.append((_Close(brackets[1]), depth, tail))
         for i in range(len(pairs) - 1, -1, -1):
             stack.append((pairs[i], depth + 1, "," if i < len(pairs) - 1 else ""))
-    try:
-        return ("\n".join(out) + "\n").encode("utf-8")
-    except UnicodeEncodeError:
-        return review_json(doc, ascii_only=True)
+    return ("\n".join(out) + "\n").encode("utf-8")
 
 
 class _Close:

@@ -8,7 +8,7 @@ from importlib import resources
 from typing import Any
 
 from .._common.files import check_output, write_atomic
-from .._common.text import safe_json
+from .._common.text import safe_json, safe_line
 from .._evaluation.results import jsonable
 
 __all__ = ["page_html", "script_json", "write_page"]
@@ -33,7 +33,8 @@ def _asset(name: str) -> str:
 
 def page_html(data: dict[str, Any]) -> str:
     """The whole page for ``data`` (`sections.session_page` or `sections.file_page`)."""
-    title = html.escape(str(data.get("title") or "traceassert report"))
+    # one line, controls and lone surrogates escaped (the page must encode), then HTML-escaped
+    title = html.escape(safe_line(data.get("title") or "traceassert report"))
     return (
         "<!DOCTYPE html>\n"
         '<html lang="en"><head><meta charset="utf-8">\n'

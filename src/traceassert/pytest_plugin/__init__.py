@@ -150,13 +150,13 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
         dump_dir = item.config.getoption("--traceassert-dump-dir")
         cap = item.stash.get(CAPTURE_KEY, None)
         if dump_dir and cap is not None and DUMPED_KEY not in item.stash:
-            try:
-                path = _dump(item, cap, dump_dir)
-            except Exception as exc:  # a failed dump must not hide the test's own failure
-                report.sections.append(("traceassert", f"could not write the trace: {exc!r}"))
-            else:
+            from .._golden.record import dump_failed
+
+            worker = os.environ.get("PYTEST_XDIST_WORKER")
+            path, line = dump_failed(cap.trace, dump_dir, item.nodeid, worker, redaction(item.config))
+            if path is not None:
                 item.stash[DUMPED_KEY] = path
-                report.sections.append(("traceassert", f"trace written to {path}"))
+            report.sections.append(("traceassert", line))
     return report
 
 
@@ -169,15 +169,6 @@ def _record(item: pytest.Item, report: pytest.TestReport, record_dir: str) -> No
             cap.trace(), record_dir, item.nodeid, item.name, redaction(item.config) is not False
         )
         report.sections.append(("traceassert", line))
-
-
-def _dump(item: pytest.Item, cap: Capture, dump_dir: str) -> str:
-    from .._golden.record import dump_path
-    from .._loaders import dump_trace
-
-    path = dump_path(dump_dir, item.nodeid, os.environ.get("PYTEST_XDIST_WORKER"))
-    dump_trace(cap.trace(), path, redact=redaction(item.config))
-    return path
 
 
 @pytest.fixture
