@@ -14,7 +14,8 @@ start and end (``keep_times=True`` keeps the real times, relative to the first s
 sorted, and the JSON is indented for review. Each resource says which times it holds
 (`TIMES_KEY`), so that ``diff`` does not compare durations made of ticks. Re-recording the same
 behaviour gives the same bytes.
-Secrets are redacted first (``redact=False`` keeps them). The written file is read back and its
+Secrets are redacted first (``redact=False`` keeps them; a list of regexes redacts the keys they match
+too, as ``--traceassert-redact`` does). The written file is read back and its
 fingerprint compared: a slim file that would not behave like its original is never written.
 """
 
@@ -236,7 +237,7 @@ def slim_trace(
     keep_messages: bool = False,
     keep: Iterable[str] = (),
     keep_times: bool = False,
-    redact: bool = True,
+    redact: bool | Iterable[str] = True,
 ) -> SlimResult:
     """The slim golden form of ``trace`` (see the module docstring). ``keep`` names attribute keys to
     keep whatever they do (``gen_ai.request.temperature``; indexed keys by their ``.N`` form)."""
@@ -244,7 +245,8 @@ def slim_trace(
     from .._trace import Trace as TraceClass
 
     keep = tuple(keep)
-    base = TraceClass(redact_spans(trace.spans)) if redact else trace
+    patterns = () if isinstance(redact, bool) else tuple(redact)
+    base = TraceClass(redact_spans(trace.spans, patterns)) if redact is not False else trace
     if not base.spans:
         raise TraceWriteError("nothing to slim: the trace has no spans")
     spans, numbering = renumber(base, keep_times=keep_times)

@@ -11,12 +11,14 @@ replaced whole. Token counts (``max_tokens``,
 ``gen_ai.usage.*_tokens``) stay.
 
 Messages (the rendered tree and tool listings in failures) are redacted too unless turned off for the
-process with ``set_redacting(False)`` (the pytest option ``--traceassert-no-redact`` does that).
+process with ``set_redacting(False)`` (the pytest option ``--traceassert-no-redact`` does that). The extra
+key patterns in `EXTRA_PATTERNS` (``--traceassert-redact PATTERN``) apply to every redaction of the context.
 """
 
 from __future__ import annotations
 
 import ast
+import contextvars
 import dataclasses
 import json
 import re
@@ -28,12 +30,14 @@ from .._model.span import Span
 from .scrub import REDACTED, TextScrubber, is_secret_key
 
 __all__ = [
+    "EXTRA_PATTERNS",
     "REDACTED",
     "is_secret_key",
     "redact_spans",
     "redact_text",
     "redact_value",
     "redacting",
+    "secret_key",
     "set_redacting",
     "shown",
 ]
@@ -45,6 +49,18 @@ _MAX_LITERAL_CHARS = 200_000
 _NOT_PARSED = object()
 
 _state = {"messages": True}
+
+#: extra key patterns that every redaction in this context applies on top of the ones it is given: files,
+#: failure messages, difference lines (the pytest option ``--traceassert-redact PATTERN`` sets them for the
+#: run, the way ``FULL_MESSAGES`` is set)
+EXTRA_PATTERNS: contextvars.ContextVar[tuple[str, ...]] = contextvars.ContextVar(
+    "traceassert_extra_patterns", default=()
+)
+
+
+def secret_key(key: str) -> bool:
+    """`is_secret_key` with the extra patterns of this context (`EXTRA_PATTERNS`)."""
+    return is_secret_key(key, EXTRA_PATTERNS.get())
 
 
 def redacting() -> bool:
@@ -73,7 +89,8 @@ def set_redacting(enabled: bool) -> bool:
 
 class _Redactor:
     def __init__(self, patterns: Iterable[str | re.Pattern[str]]) -> None:
-        self.patterns = [p if isinstance(p, re.Pattern) else re.compile(p, re.IGNORECASE) for p in patterns]
+        every = (*patterns, *EXTRA_PATTERNS.get())
+        self.patterns = [p if isinstance(p, re.Pattern) else re.compile(p, re.IGNORECASE) for p in every]
         self.cache: dict[str, bool] = {}
         self.scrubber = TextScrubber(self.secret)
 
