@@ -92,6 +92,8 @@ class _Redactor:
         every = (*patterns, *EXTRA_PATTERNS.get())
         self.patterns = [p if isinstance(p, re.Pattern) else re.compile(p, re.IGNORECASE) for p in every]
         self.cache: dict[str, bool] = {}
+        #: text already redacted by this redactor (traces repeat their prompts and tool schemas)
+        self.texts: dict[tuple[str, int], str] = {}
         self.scrubber = TextScrubber(self.secret)
 
     def secret(self, key: str) -> bool:
@@ -145,7 +147,14 @@ class _Redactor:
     # -- text ----------------------------------------------------------------------------------------
 
     def text(self, text: str, depth: int = 0) -> str:
-        """``text`` redacted: parsed as JSON or a Python literal when it looks like one, else scanned."""
+        """``text`` redacted: parsed as JSON or a Python literal when it looks like one, else scanned.
+        Each distinct text is redacted once (the answer depends on the text and its depth only)."""
+        done = self.texts.get((text, depth))
+        if done is None:
+            done = self.texts[(text, depth)] = self._text(text, depth)
+        return done
+
+    def _text(self, text: str, depth: int) -> str:
         head = text.lstrip()[:1]
         if head in ("{", "[", "("):
             if len(text) > _MAX_PARSE_CHARS:
