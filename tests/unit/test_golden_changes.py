@@ -125,9 +125,15 @@ def test_golden_names_are_injective_and_keep_safe_names() -> None:
     assert len(set(files)) == len(files)
     assert golden_name("t[Paris_Lyon]") == "t[Paris_Lyon]" and golden_name("t[a b]") == "t[a b]"
     assert golden_name("t[Paris/Lyon]") == golden_name("t[Paris/Lyon]")  # deterministic
+    # a test in a class keeps its class path, so TestX::test_y and TestZ::test_y are two files
     assert golden_for("g", "tests/test_app.py::TestX::test_y[a::b/c]") == Path(
+        "g", "tests.test_app", f"{golden_name('TestX.test_y[a::b/c]')}.json"
+    )
+    assert golden_for("g", "tests/test_app.py::test_y[a::b/c]") == Path(
         "g", "tests.test_app", f"{golden_name('test_y[a::b/c]')}.json"
     )
+    assert golden_for("g", "t.py::A::B::test_y") == Path("g", "t", "A.B.test_y.json")
+    assert golden_for("g", "t.py::A::test_y") != golden_for("g", "t.py::B::test_y")
 
 
 def _lines_run(fn: Any) -> int:

@@ -93,7 +93,14 @@ def test_slim_searches_a_covering_sample_and_gives_the_bytes_of_the_full_search(
         sizes.append(len(self.spans))
         return same(self, dropped, cuts)
 
+    written = slim_module._Slimmer.written
+
+    def counted_written(self, numbering):  # type: ignore[no-untyped-def]
+        sizes.append(len(self.spans))  # the check of the answer on the whole trace, as written
+        return written(self, numbering)
+
     monkeypatch.setattr(slim_module._Slimmer, "same", counted)
+    monkeypatch.setattr(slim_module._Slimmer, "written", counted_written)
     fast = slim_module.slim_trace(trace)
     # every trial on one run's spans but one: the answer checked once on the whole trace
     assert sizes.count(len(trace.spans)) == 1 and max(s for s in sizes if s != len(trace.spans)) <= 10

@@ -14,7 +14,7 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from .._loaders.redact import is_secret_key, redact_text, shown
+from .._loaders.redact import redact_text, secret_key, shown
 from .._model.values import has_own_eq
 from .._reconstruct.arguments import parse_arguments
 from .redacted import Redacted
@@ -190,7 +190,7 @@ def _diff(expected: Any, actual: Any, path: str, out: list[str], secret: bool = 
 
 
 def _secret_key(key: Any) -> bool:
-    return isinstance(key, str) and is_secret_key(key)
+    return isinstance(key, str) and secret_key(key)
 
 
 def argument_mismatches(expected: Any, actual: Any, *, path: str = "args") -> list[str]:

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .._loaders.jsontext import json_text
-from .._loaders.redact import REDACTED, is_secret_key, redact_value, redacting, shown
+from .._loaders.redact import REDACTED, redact_value, redacting, secret_key, shown
 from .._model.gcpause import gc_paused
 from .align import align
 
@@ -97,7 +97,7 @@ def _value_diff(old: Any, new: Any, path: str = "") -> Iterator[str]:
             pending = []
             for key in sorted(set(a) | set(b), key=str):
                 at = f"{where}[{key!r}]"
-                under = secret or (isinstance(key, str) and is_secret_key(key))
+                under = secret or (isinstance(key, str) and secret_key(key))
                 if key not in b:
                     yield f"{at} removed (was {_short(a[key], under)})"
                 elif key not in a:
@@ -117,7 +117,8 @@ def _value_diff(old: Any, new: Any, path: str = "") -> Iterator[str]:
 def alike(golden: Any, live: Any) -> Any:
     """``live`` in the form ``golden`` was recorded in: redacted with the same rules when the golden
     value holds no secret (it was recorded redacted, or had nothing to redact), as it is otherwise (a
-    golden recorded with ``--no-redact``). Equal values cost one comparison."""
+    golden recorded with ``--no-redact``). Equal values cost one comparison. The extra patterns of
+    ``--traceassert-redact`` are rules too (``EXTRA_PATTERNS``)."""
     if not _differ(golden, live):
         return live
     return live if _differ(redact_value(golden), golden) else redact_value(live)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -88,11 +88,16 @@ def golden_name(test_name: str) -> str:
 
 
 def name_of_test(nodeid: str) -> str:
-    """The test name (``test_x[a::b]``) of the pytest node id ``mod.py::Class::test_x[a::b]``: the last
-    ``::`` part before the parameters, with the parameters."""
+    """The name a golden is recorded under for the pytest node id ``nodeid``: everything after the module,
+    with the parameters. A module-level test is its name (``mod.py::test_x[a::b]`` is ``test_x[a::b]``); a
+    test in a class keeps its class path, joined with ``.`` (``mod.py::TestA::test_x`` is
+    ``TestA.test_x``), so ``TestA::test_x`` and ``TestB::test_x`` are two goldens. Only identifiers are
+    joined with ``.``; any other part keeps its ``::`` (which the file name then hashes)."""
     bracket = nodeid.find("[")
     head, params = (nodeid, "") if bracket < 0 else (nodeid[:bracket], nodeid[bracket:])
-    return head.rsplit("::", 1)[-1] + params
+    parts = head.split("::")[1:] or [head]
+    joined = ".".join(parts) if all(p.isidentifier() for p in parts) else "::".join(parts)
+    return joined + params
 
 
 def golden_for(record_dir: str | Path, nodeid: str) -> Path:
@@ -100,8 +105,9 @@ def golden_for(record_dir: str | Path, nodeid: str) -> Path:
     return golden_path(record_dir, nodeid.split("::", 1)[0], name_of_test(nodeid))
 
 
-def record_golden(trace: Trace, path: Path, *, redact: bool = True) -> int:
-    """Write the slim golden form of ``trace`` to ``path``; the number of bytes written."""
+def record_golden(trace: Trace, path: Path, *, redact: bool | Iterable[str] = True) -> int:
+    """Write the slim golden form of ``trace`` to ``path``; the number of bytes written. ``redact``: True
+    (the built-in rules), extra key patterns on top of them, or False."""
     from .slim import slim_trace, write_slim
 
     result = slim_trace(trace, redact=redact)
@@ -109,15 +115,15 @@ def record_golden(trace: Trace, path: Path, *, redact: bool = True) -> int:
     return len(result.data)
 
 
-def record_test(trace: Trace, record_dir: str, nodeid: str, name: str, redact: bool) -> str:
-    """Record the golden of the passing test ``nodeid`` (called ``name``); the line the report shows,
-    escaped (it holds a path or an error, and pytest prints it as it is). Never raises: recording must
-    not turn a passing test into an error."""
+def record_test(trace: Trace, record_dir: str, nodeid: str, redact: bool | Iterable[str]) -> str:
+    """Record the golden of the passing test ``nodeid`` (at `golden_for`); the line the report shows,
+    escaped (it holds a path or an error, and pytest prints it as it is). ``redact`` as in
+    `record_golden`. Never raises: recording must not turn a passing test into an error."""
     from .._common.text import safe_text
 
     if not trace.spans:
         return "no golden recorded: the test captured no spans"
-    path = golden_path(record_dir, nodeid.split("::", 1)[0], name)
+    path = golden_for(record_dir, nodeid)
     try:
         size = record_golden(trace, path, redact=redact)
     except Exception as exc:

@@ -11,7 +11,8 @@ value or inside a text value. Each step is kept only if the trace behaves the sa
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
@@ -21,7 +22,7 @@ from .fingerprint import fingerprint_text
 if TYPE_CHECKING:
     from .._trace import Trace
 
-__all__ = ["EPOCH_NS", "Renumbering", "renumber"]
+__all__ = ["EPOCH_NS", "Renumbering", "renumber", "renumbered_trace"]
 
 #: where renumbered times start (2023-11-14T22:13:20Z), so they still read as times
 EPOCH_NS = 1_700_000_000_000_000_000
@@ -40,23 +41,41 @@ class Renumbering:
 
 def renumber(trace: Trace, *, keep_times: bool = False) -> tuple[list[Span], Renumbering]:
     """The spans of ``trace`` with ids, times and random ids renumbered (see the module docstring)."""
+    spans, result, _ = renumbered_trace(trace, keep_times=keep_times)
+    return spans, result
+
+
+def renumbered_trace(trace: Trace, *, keep_times: bool = False) -> tuple[list[Span], Renumbering, Trace]:
+    """`renumber`, and the `Trace` of the renumbered spans (its reconstruction already built, for the
+    caller to reuse). Both steps are tried at once first: the trace is reconstructed once more when the
+    ticks and the new names together keep the behaviour, and step by step only when they do not."""
     from .._trace import Trace as TraceClass
 
     target = fingerprint_text(trace, keep_messages=True)
     spans = _structure(trace)
-    timed = _times(spans, ticks=not keep_times)
-    result = Renumbering(times="relative" if keep_times else "ticks")
-    if not keep_times and fingerprint_text(TraceClass(timed), keep_messages=True) != target:
-        timed = _times(spans, ticks=False)  # the order of times alone does not tell this trace's story
-        result.times = "relative"
     names = _random_ids(trace)
+    renamed_target = (
+        fingerprint_text(trace, keep_messages=True, conversation_names=names) if names else target
+    )
+    rename = _Renamer(names)
+    times = "relative" if keep_times else "ticks"
+    timed = _times(spans, ticks=not keep_times)
     if names:
-        renamed = [_rename(span, names) for span in timed]
-        renamed_target = fingerprint_text(trace, keep_messages=True, conversation_names=names)
-        if fingerprint_text(TraceClass(renamed), keep_messages=True) == renamed_target:
-            result.ids = names
-            return renamed, result
-    return timed, result
+        both_spans = [rename.span(span) for span in timed]
+        both = TraceClass(both_spans)
+        if fingerprint_text(both, keep_messages=True) == renamed_target:
+            return both_spans, Renumbering(ids=names, times=times), both
+    timed_trace = TraceClass(timed)
+    if not keep_times and fingerprint_text(timed_trace, keep_messages=True) != target:
+        timed = _times(spans, ticks=False)  # the order of times alone does not tell this trace's story
+        times = "relative"
+        timed_trace = TraceClass(timed)
+        if names:
+            renamed_spans = [rename.span(span) for span in timed]
+            renamed = TraceClass(renamed_spans)
+            if fingerprint_text(renamed, keep_messages=True) == renamed_target:
+                return renamed_spans, Renumbering(ids=names, times=times), renamed
+    return timed, Renumbering(times=times), timed_trace
 
 
 def _structure(trace: Trace) -> list[Span]:
@@ -144,33 +163,38 @@ def _random_ids(trace: Trace) -> dict[str, str]:
     return names
 
 
-def _rename(span: Span, names: Mapping[str, str]) -> Span:
-    inner = [(old, new) for old, new in names.items() if len(old) >= _MIN_INNER_ID]
-    return replace(
-        span,
-        attributes=_rename_attrs(span.attributes, names, inner),
-        events=tuple(
-            SpanEvent(ev.name, ev.timestamp_ns, _rename_attrs(ev.attributes, names, inner))
-            for ev in span.events
-        ),
-    )
+class _Renamer:
+    """Replaces the old ids by their new names: a whole value by one dict lookup, an id inside longer text
+    (ids of at least `_MIN_INNER_ID` characters) by one pass of a compiled alternation, longest first."""
 
+    def __init__(self, names: Mapping[str, str]) -> None:
+        self.names = names
+        inner = sorted((old for old in names if len(old) >= _MIN_INNER_ID), key=lambda o: (-len(o), o))
+        self.inner = re.compile("|".join(map(re.escape, inner))) if inner else None
 
-def _rename_attrs(
-    attrs: Mapping[str, Any], names: Mapping[str, str], inner: Iterable[tuple[str, str]]
-) -> dict[str, Any]:
-    return {key: _rename_value(value, names, inner) for key, value in attrs.items()}
+    def span(self, span: Span) -> Span:
+        return replace(
+            span,
+            attributes=self.attrs(span.attributes),
+            events=tuple(
+                SpanEvent(ev.name, ev.timestamp_ns, self.attrs(ev.attributes)) for ev in span.events
+            ),
+        )
 
+    def attrs(self, attrs: Mapping[str, Any]) -> dict[str, Any]:
+        return {key: self.value(value) for key, value in attrs.items()}
 
-def _rename_value(value: Any, names: Mapping[str, str], inner: Iterable[tuple[str, str]]) -> Any:
-    if isinstance(value, str):
-        exact = names.get(value)
-        if exact is not None:
-            return exact
-        for old, new in inner:
-            if old in value:
-                value = value.replace(old, new)
+    def value(self, value: Any) -> Any:
+        if isinstance(value, str):
+            exact = self.names.get(value)
+            if exact is not None:
+                return exact
+            if self.inner is None:
+                return value
+            return self.inner.sub(self._new, value)
+        if isinstance(value, tuple | list):
+            return tuple(self.value(v) for v in value)
         return value
-    if isinstance(value, tuple | list):
-        return tuple(_rename_value(v, names, inner) for v in value)
-    return value
+
+    def _new(self, match: re.Match[str]) -> str:
+        return self.names[match.group()]

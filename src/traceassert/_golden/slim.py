@@ -14,7 +14,8 @@ start and end (``keep_times=True`` keeps the real times, relative to the first s
 sorted, and the JSON is indented for review. Each resource says which times it holds
 (`TIMES_KEY`), so that ``diff`` does not compare durations made of ticks. Re-recording the same
 behaviour gives the same bytes.
-Secrets are redacted first (``redact=False`` keeps them). The written file is read back and its
+Secrets are redacted first (``redact=False`` keeps them; a list of regexes redacts the keys they match
+too, as ``--traceassert-redact`` does). The written file is read back and its
 fingerprint compared: a slim file that would not behave like its original is never written.
 """
 
@@ -32,7 +33,7 @@ from .._errors import TraceWriteError
 from .._loaders.dump import to_otlp_json, write_file
 from .._model.span import Span, SpanEvent
 from .fingerprint import CUT_MARK, TEXT_CHARS, fingerprint_text
-from .renumber import Renumbering, renumber
+from .renumber import Renumbering, renumbered_trace
 from .sample import covering_sample
 
 if TYPE_CHECKING:
@@ -110,6 +111,23 @@ class _Slimmer:
 
         candidate = Trace(self.build(dropped, cuts))
         return fingerprint_text(candidate, keep_messages=self.keep_messages) == self.target
+
+    def written(self, numbering: Renumbering) -> tuple[list[Span], bytes] | None:
+        """The spans and bytes of the slim file the current answer gives, or None when the file, read
+        back, would not behave like the original: the one check of the answer on the whole trace (one
+        reconstruction, of the file as it will be read)."""
+        from .._loaders import parse_spans
+        from .._trace import Trace
+
+        mark = {TIMES_KEY: numbering.times}
+        result_spans = [
+            replace(span, resource={**span.resource, **mark}) for span in self.build(self.dropped, self.cuts)
+        ]
+        data = review_json(to_otlp_json(result_spans))
+        reread = Trace(parse_spans(data, name="<slim>").spans)
+        if fingerprint_text(reread, keep_messages=self.keep_messages) != self.target:
+            return None
+        return result_spans, data
 
     # -- the search ----------------------------------------------------------------------------
 
@@ -237,7 +255,7 @@ def slim_trace(
     keep_messages: bool = False,
     keep: Iterable[str] = (),
     keep_times: bool = False,
-    redact: bool = True,
+    redact: bool | Iterable[str] = True,
 ) -> SlimResult:
     """The slim golden form of ``trace`` (see the module docstring). ``keep`` names attribute keys to
     keep whatever they do (``gen_ai.request.temperature``; indexed keys by their ``.N`` form)."""
@@ -245,11 +263,12 @@ def slim_trace(
     from .._trace import Trace as TraceClass
 
     keep = tuple(keep)
-    base = TraceClass(redact_spans(trace.spans)) if redact else trace
+    patterns = () if isinstance(redact, bool) else tuple(redact)
+    base = TraceClass(redact_spans(trace.spans, patterns)) if redact is not False else trace
     if not base.spans:
         raise TraceWriteError("nothing to slim: the trace has no spans")
-    spans, numbering = renumber(base, keep_times=keep_times)
-    target = fingerprint_text(TraceClass(spans), keep_messages=keep_messages)
+    spans, numbering, renumbered = renumbered_trace(base, keep_times=keep_times)
+    target = fingerprint_text(renumbered, keep_messages=keep_messages)  # its reconstruction is reused
     slimmer = _Slimmer(spans, target, keep_messages)
     return _slim(slimmer, spans, keep, keep_messages, numbering, target)
 
@@ -262,32 +281,26 @@ def _slim(
     numbering: Renumbering,
     target: str,
 ) -> SlimResult:
-    from .._loaders import parse_spans
     from .._trace import Trace as TraceClass
 
     groups = _groups(spans)
     protected = {g for g in groups if _kept_by_user(g, keep) or (keep_messages and _is_content(g))}
     sample = covering_sample(spans, _pieces)
-    if sample is not None:  # search on a sample, check the answer once on the whole trace
+    written: tuple[list[Span], bytes] | None = None
+    if sample is not None:  # search on a sample; the written file's check is the check on the whole trace
         small = _Slimmer(
             sample, fingerprint_text(TraceClass(sample), keep_messages=keep_messages), keep_messages
         )
         _search(small, sample, groups, protected, keep_messages)
-        if slimmer.same(small.dropped, small.cuts):
-            slimmer.dropped, slimmer.cuts = small.dropped, small.cuts
-        else:
-            sample = None
-    if sample is None:
+        slimmer.dropped, slimmer.cuts = small.dropped, small.cuts
+        written = slimmer.written(numbering)
+    if written is None:  # no sample, or its answer does not hold on the whole trace: search it all
+        slimmer.dropped, slimmer.cuts = set(), {}
         _search(slimmer, spans, groups, protected, keep_messages)
-    mark = {TIMES_KEY: numbering.times}
-    result_spans = [
-        replace(span, resource={**span.resource, **mark})
-        for span in slimmer.build(slimmer.dropped, slimmer.cuts)
-    ]
-    data = review_json(to_otlp_json(result_spans))
-    reread = TraceClass(parse_spans(data, name="<slim>").spans)
-    if fingerprint_text(reread, keep_messages=keep_messages) != target:  # pragma: no cover - a bug if reached
+        written = slimmer.written(numbering)
+    if written is None:  # pragma: no cover - a bug if reached
         raise TraceWriteError("the slim trace would not behave like the original; nothing written")
+    result_spans, data = written
     return SlimResult(
         spans=result_spans,
         data=data,

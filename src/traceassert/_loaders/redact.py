@@ -13,12 +13,14 @@ replaced whole. Token counts (``max_tokens``,
 ``gen_ai.usage.*_tokens``) stay.
 
 Messages (the rendered tree and tool listings in failures) are redacted too unless turned off for the
-process with ``set_redacting(False)`` (the pytest option ``--traceassert-no-redact`` does that).
+process with ``set_redacting(False)`` (the pytest option ``--traceassert-no-redact`` does that). The extra
+key patterns in `EXTRA_PATTERNS` (``--traceassert-redact PATTERN``) apply to every redaction of the context.
 """
 
 from __future__ import annotations
 
 import ast
+import contextvars
 import dataclasses
 import json
 import re
@@ -30,12 +32,14 @@ from .._model.span import Span
 from .scrub import REDACTED, TextScrubber, is_secret_key
 
 __all__ = [
+    "EXTRA_PATTERNS",
     "REDACTED",
     "is_secret_key",
     "redact_spans",
     "redact_text",
     "redact_value",
     "redacting",
+    "secret_key",
     "set_redacting",
     "shown",
 ]
@@ -47,6 +51,18 @@ _MAX_LITERAL_CHARS = 200_000
 _NOT_PARSED = object()
 
 _state = {"messages": True}
+
+#: extra key patterns that every redaction in this context applies on top of the ones it is given: files,
+#: failure messages, difference lines (the pytest option ``--traceassert-redact PATTERN`` sets them for the
+#: run, the way ``FULL_MESSAGES`` is set)
+EXTRA_PATTERNS: contextvars.ContextVar[tuple[str, ...]] = contextvars.ContextVar(
+    "traceassert_extra_patterns", default=()
+)
+
+
+def secret_key(key: str) -> bool:
+    """`is_secret_key` with the extra patterns of this context (`EXTRA_PATTERNS`)."""
+    return is_secret_key(key, EXTRA_PATTERNS.get())
 
 
 def redacting() -> bool:
@@ -75,8 +91,11 @@ def set_redacting(enabled: bool) -> bool:
 
 class _Redactor:
     def __init__(self, patterns: Iterable[str | re.Pattern[str]]) -> None:
-        self.patterns = [p if isinstance(p, re.Pattern) else re.compile(p, re.IGNORECASE) for p in patterns]
+        every = (*patterns, *EXTRA_PATTERNS.get())
+        self.patterns = [p if isinstance(p, re.Pattern) else re.compile(p, re.IGNORECASE) for p in every]
         self.cache: dict[str, bool] = {}
+        #: text already redacted by this redactor (traces repeat their prompts and tool schemas)
+        self.texts: dict[tuple[str, int], str] = {}
         self.scrubber = TextScrubber(self.secret)
 
     def secret(self, key: str) -> bool:
@@ -130,7 +149,14 @@ class _Redactor:
     # -- text ----------------------------------------------------------------------------------------
 
     def text(self, text: str, depth: int = 0) -> str:
-        """``text`` redacted: parsed as JSON or a Python literal when it looks like one, else scanned."""
+        """``text`` redacted: parsed as JSON or a Python literal when it looks like one, else scanned.
+        Each distinct text is redacted once (the answer depends on the text and its depth only)."""
+        done = self.texts.get((text, depth))
+        if done is None:
+            done = self.texts[(text, depth)] = self._text(text, depth)
+        return done
+
+    def _text(self, text: str, depth: int) -> str:
         head = text.lstrip()[:1]
         if head in ("{", "[", "("):
             if len(text) > _MAX_PARSE_CHARS:

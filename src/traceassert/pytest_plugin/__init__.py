@@ -92,6 +92,18 @@ def pytest_configure(config: pytest.Config) -> None:
             set_redacting(old)
 
         config.add_cleanup(restore)
+    extra = redaction(config)
+    if isinstance(extra, list):
+        # failure messages, trees and difference lines (matches_golden) redact the extra patterns too
+        from .._loaders.redact import EXTRA_PATTERNS
+
+        was_patterns = EXTRA_PATTERNS.get()
+        EXTRA_PATTERNS.set(tuple(extra))
+
+        def restore_patterns() -> None:
+            EXTRA_PATTERNS.set(was_patterns)
+
+        config.add_cleanup(restore_patterns)
 
 
 def _start_capture(item: pytest.Item) -> Capture:
@@ -165,9 +177,7 @@ def _record(item: pytest.Item, report: pytest.TestReport, record_dir: str) -> No
     if cap is not None:
         from .._golden.record import record_test
 
-        line = record_test(
-            cap.trace(), record_dir, item.nodeid, item.name, redaction(item.config) is not False
-        )
+        line = record_test(cap.trace(), record_dir, item.nodeid, redaction(item.config))
         report.sections.append(("traceassert", line))
 
 
