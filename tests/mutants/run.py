@@ -43,7 +43,11 @@ class Mutant:
 
 REPORT_T = ("tests/report/test_tree_state.py", "tests/report/test_view_model.py")
 GOLDEN_T = ("tests/unit/test_golden_diff_boundaries.py", "tests/unit/test_golden.py")
-FLEET_T = ("tests/unit/test_boundaries.py", "tests/unit/test_fleet_stats.py")
+FLEET_T = (
+    "tests/unit/test_boundaries.py",
+    "tests/unit/test_fleet_stats.py",
+    "tests/unit/test_planted_fleet.py",
+)
 REDACT_T = ("tests/unit/test_redact.py",)
 NEST_T = ("tests/unit/test_nesting.py", "tests/unit/test_boundaries.py")
 HAND_T = ("tests/unit/test_boundaries.py", "tests/unit/test_handoffs.py")
