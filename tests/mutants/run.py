@@ -41,12 +41,16 @@ class Mutant:
     equivalent: str | None = None
 
 
-REPORT_T = ("tests/report/test_tree_state.py", "tests/report/test_view_model.py")
+REPORT_T = (
+    "tests/report/test_planted_report.py",
+    "tests/report/test_tree_state.py",
+    "tests/report/test_view_model.py",
+)
 GOLDEN_T = ("tests/unit/test_golden_diff_boundaries.py", "tests/unit/test_golden.py")
 FLEET_T = (
+    "tests/unit/test_planted_fleet.py",
     "tests/unit/test_boundaries.py",
     "tests/unit/test_fleet_stats.py",
-    "tests/unit/test_planted_fleet.py",
 )
 REDACT_T = ("tests/unit/test_redact.py",)
 NEST_T = ("tests/unit/test_nesting.py", "tests/unit/test_boundaries.py")
@@ -218,7 +222,7 @@ CATALOGUE: tuple[Mutant, ...] = (
     m(
         "G06",
         "_golden/diff.py",
-        'yield f"{at} removed (was {_short(a[key])})"',
+        'yield f"{at} removed (was {_short(a[key], under)})"',
         "pass",
         GOLDEN_T,
         "a removed argument not reported",
@@ -226,7 +230,7 @@ CATALOGUE: tuple[Mutant, ...] = (
     m(
         "G07",
         "_golden/diff.py",
-        'yield f"{at} added: {_short(b[key])}"',
+        'yield f"{at} added: {_short(b[key], under)}"',
         "pass",
         GOLDEN_T,
         "an added argument not reported",
@@ -258,8 +262,8 @@ CATALOGUE: tuple[Mutant, ...] = (
     m(
         "G11",
         "_golden/diff.py",
-        "shown = redact_value(value)",
-        "shown = value",
+        "visible = shown(value)",
+        "visible = value",
         GOLDEN_T,
         "diff lines not redacted",
     ),
@@ -396,8 +400,8 @@ CATALOGUE: tuple[Mutant, ...] = (
     m(
         "X01",
         "_loaders/redact.py",
-        "value is not None and not isinstance(value, bool):\n            return REDACTED",
-        "isinstance(value, str):\n            return REDACTED",
+        "self.secret(key) and value is not None:\n            return REDACTED",
+        "self.secret(key) and isinstance(value, str):\n            return REDACTED",
         REDACT_T,
         "numbers under a secret key shown",
     ),
