@@ -53,7 +53,7 @@ FLEET_T = (
     "tests/unit/test_fleet_stats.py",
 )
 REDACT_T = ("tests/unit/test_redact.py",)
-NEST_T = ("tests/unit/test_nesting.py", "tests/unit/test_boundaries.py")
+NEST_T = ("tests/unit/test_planted_nesting.py", "tests/unit/test_nesting.py", "tests/unit/test_boundaries.py")
 HAND_T = ("tests/unit/test_boundaries.py", "tests/unit/test_handoffs.py")
 REQ_T = ("tests/unit/test_boundaries.py", "tests/unit/test_requested_tools.py")
 LAYER_T = ("tests/unit/test_boundaries.py", "tests/unit/test_layers.py")
@@ -395,6 +395,8 @@ CATALOGUE: tuple[Mutant, ...] = (
         "total = call.input_tokens or 0",
         FLEET_T,
         "a model's total leaves out output tokens",
+        equivalent="reconstruction (finish_model) always sets a call's total_tokens to input + output when "
+        "the span records no total and either is known, so this fallback only runs with both None: 0 either way",
     ),
     # -- redaction ----------------------------------------------------------------------------------
     m(
@@ -477,6 +479,8 @@ CATALOGUE: tuple[Mutant, ...] = (
         "    parent = inv if inv is not None else None\n    while",
         NEST_T,
         "a principal counted as above itself",
+        equivalent="every caller passes the agent of a nested record or a nested agent, which is never a "
+        "principal (a principal's records are its own), so starting the walk at it or at its parent is the same",
     ),
     m(
         "N06",

@@ -104,3 +104,9 @@ def test_a_handoff_to_another_agent_is_reported_though_the_count_is_the_same() -
     ]
     assert behaviour_diff(golden, _handoff_to("weather")).same
     assert behaviour_diff(golden, new, ignore=["handoffs"]).same
+
+
+def test_a_secret_in_a_golden_recorded_without_redaction_is_redacted_in_the_difference_line() -> None:
+    secret = "sk-abcdefghijklmnopqrstuvwx0123456789"
+    (change,) = behaviour_diff(_run(args={"note": secret}), _run(args={"note": "plain"})).changes
+    assert secret not in change and change.startswith("a: t args['note']: \"[REDACTED]\" -> ")

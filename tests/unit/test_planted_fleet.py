@@ -7,6 +7,7 @@ import json
 
 import traceassert as ta
 from tests.unit.spanbuilder import SpanBuilder
+from traceassert._fleet.results import ERROR, FAILED, PASSED, Outcome, TraceResult
 from traceassert._fleet.stats import FleetStats
 
 
@@ -41,3 +42,30 @@ def test_failure_counts_add_up_over_traces_merges_and_json() -> None:
     assert data["tools"]["lookup"]["failures"] == 2 and data["tools"]["send"]["failures"] == 0
     back = FleetStats.from_json(data)
     assert (back.tools["lookup"].failures, back.tools["send"].failures) == (2, 0)
+
+
+def test_model_tokens_count_input_and_output_and_survive_a_merge() -> None:
+    b = SpanBuilder()
+    agent = b.span("invoke_agent a", {"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "a"})
+    b.chat(agent, 10, 5)  # no total recorded: it is input + output
+    b.chat(agent, 1, 2, **{"gen_ai.usage.total_tokens": 4})
+    one = FleetStats()
+    one.add_trace(b.trace())
+    m = one.models["m"]
+    assert (m.calls, m.input_tokens, m.output_tokens, m.total_tokens) == (2, 11, 7, 19)
+    merged = one.merge(one)
+    m = merged.models["m"]
+    assert (m.calls, m.input_tokens, m.output_tokens, m.total_tokens) == (4, 22, 14, 38)
+
+
+def test_incomplete_traces_and_policy_errors_are_counted_as_such() -> None:
+    stats = FleetStats()
+    stats.add_result(TraceResult("a.jsonl", "1" * 32, (Outcome("p", PASSED),), 3, missing_parents=1))
+    stats.add_result(TraceResult("a.jsonl", "2" * 32, (Outcome("p", ERROR, "KeyError: x"),), 3))
+    stats.add_result(TraceResult("a.jsonl", "3" * 32, (Outcome("p", FAILED, "no"),), 3))
+    assert (stats.evaluated, stats.incomplete) == (3, 1)
+    p = stats.policies["p"]
+    assert (p.passed, p.failed, p.errors, p.unreadable) == (1, 1, 1, 0)
+    merged = stats.merge(stats)
+    assert merged.incomplete == 2
+    assert (merged.policies["p"].failed, merged.policies["p"].errors) == (2, 2)
