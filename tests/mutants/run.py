@@ -52,7 +52,7 @@ FLEET_T = (
     "tests/unit/test_boundaries.py",
     "tests/unit/test_fleet_stats.py",
 )
-REDACT_T = ("tests/unit/test_redact.py",)
+REDACT_T = ("tests/unit/test_planted_redact.py", "tests/unit/test_redact.py")
 NEST_T = ("tests/unit/test_planted_nesting.py", "tests/unit/test_nesting.py", "tests/unit/test_boundaries.py")
 HAND_T = ("tests/unit/test_boundaries.py", "tests/unit/test_handoffs.py")
 REQ_T = ("tests/unit/test_boundaries.py", "tests/unit/test_requested_tools.py")
