@@ -41,11 +41,19 @@ class Mutant:
     equivalent: str | None = None
 
 
-REPORT_T = ("tests/report/test_tree_state.py", "tests/report/test_view_model.py")
+REPORT_T = (
+    "tests/report/test_planted_report.py",
+    "tests/report/test_tree_state.py",
+    "tests/report/test_view_model.py",
+)
 GOLDEN_T = ("tests/unit/test_golden_diff_boundaries.py", "tests/unit/test_golden.py")
-FLEET_T = ("tests/unit/test_boundaries.py", "tests/unit/test_fleet_stats.py")
-REDACT_T = ("tests/unit/test_redact.py",)
-NEST_T = ("tests/unit/test_nesting.py", "tests/unit/test_boundaries.py")
+FLEET_T = (
+    "tests/unit/test_planted_fleet.py",
+    "tests/unit/test_boundaries.py",
+    "tests/unit/test_fleet_stats.py",
+)
+REDACT_T = ("tests/unit/test_planted_redact.py", "tests/unit/test_redact.py")
+NEST_T = ("tests/unit/test_planted_nesting.py", "tests/unit/test_nesting.py", "tests/unit/test_boundaries.py")
 HAND_T = ("tests/unit/test_boundaries.py", "tests/unit/test_handoffs.py")
 REQ_T = ("tests/unit/test_boundaries.py", "tests/unit/test_requested_tools.py")
 LAYER_T = ("tests/unit/test_boundaries.py", "tests/unit/test_layers.py")
@@ -214,7 +222,7 @@ CATALOGUE: tuple[Mutant, ...] = (
     m(
         "G06",
         "_golden/diff.py",
-        'yield f"{at} removed (was {_short(a[key])})"',
+        'yield f"{at} removed (was {_short(a[key], under)})"',
         "pass",
         GOLDEN_T,
         "a removed argument not reported",
@@ -222,7 +230,7 @@ CATALOGUE: tuple[Mutant, ...] = (
     m(
         "G07",
         "_golden/diff.py",
-        'yield f"{at} added: {_short(b[key])}"',
+        'yield f"{at} added: {_short(b[key], under)}"',
         "pass",
         GOLDEN_T,
         "an added argument not reported",
@@ -254,8 +262,8 @@ CATALOGUE: tuple[Mutant, ...] = (
     m(
         "G11",
         "_golden/diff.py",
-        "shown = redact_value(value)",
-        "shown = value",
+        "visible = shown(value)",
+        "visible = value",
         GOLDEN_T,
         "diff lines not redacted",
     ),
@@ -387,13 +395,15 @@ CATALOGUE: tuple[Mutant, ...] = (
         "total = call.input_tokens or 0",
         FLEET_T,
         "a model's total leaves out output tokens",
+        equivalent="reconstruction (finish_model) always sets a call's total_tokens to input + output when "
+        "the span records no total and either is known, so this fallback only runs with both None: 0 either way",
     ),
     # -- redaction ----------------------------------------------------------------------------------
     m(
         "X01",
         "_loaders/redact.py",
-        "value is not None and not isinstance(value, bool):\n            return REDACTED",
-        "isinstance(value, str):\n            return REDACTED",
+        "self.secret(key) and value is not None:\n            return REDACTED",
+        "self.secret(key) and isinstance(value, str):\n            return REDACTED",
         REDACT_T,
         "numbers under a secret key shown",
     ),
@@ -469,6 +479,8 @@ CATALOGUE: tuple[Mutant, ...] = (
         "    parent = inv if inv is not None else None\n    while",
         NEST_T,
         "a principal counted as above itself",
+        equivalent="every caller passes the agent of a nested record or a nested agent, which is never a "
+        "principal (a principal's records are its own), so starting the walk at it or at its parent is the same",
     ),
     m(
         "N06",

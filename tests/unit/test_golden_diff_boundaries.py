@@ -79,3 +79,34 @@ def test_text_is_cut_exactly_past_the_limit() -> None:
 def test_test_ids_that_read_alike_get_different_dump_names() -> None:
     names = {safe_test_name(n) for n in ("t.py::t[a/b]", "t.py::t[a:b]", "t.py::t[a_b]")}
     assert len(names) == 3
+
+
+def _handoff_to(target: str) -> ta.Trace:
+    """concierge hands off to ``target`` (an agent that never runs: no agent is added or gone)."""
+    b = SpanBuilder()
+    root = b.span("Agent workflow", {"openinference.span.kind": "CHAIN"})
+    concierge = b.span(
+        "concierge", {"openinference.span.kind": "AGENT", "agent.name": "concierge"}, parent=root
+    )
+    b.span(
+        f"handoff to {target}",
+        {"openinference.span.kind": "TOOL", "input.value": "concierge", "output.value": target},
+        parent=concierge,
+    )
+    return b.trace()
+
+
+def test_a_handoff_to_another_agent_is_reported_though_the_count_is_the_same() -> None:
+    golden, new = _handoff_to("weather"), _handoff_to("billing")
+    assert [(h.from_agent, h.to_agent) for h in new.handoffs] == [("concierge", "billing")]
+    assert behaviour_diff(golden, new).changes == [
+        "concierge: handoffs [concierge -> weather] -> [concierge -> billing]"
+    ]
+    assert behaviour_diff(golden, _handoff_to("weather")).same
+    assert behaviour_diff(golden, new, ignore=["handoffs"]).same
+
+
+def test_a_secret_in_a_golden_recorded_without_redaction_is_redacted_in_the_difference_line() -> None:
+    secret = "sk-abcdefghijklmnopqrstuvwx0123456789"
+    (change,) = behaviour_diff(_run(args={"note": secret}), _run(args={"note": "plain"})).changes
+    assert secret not in change and change.startswith("a: t args['note']: \"[REDACTED]\" -> ")
