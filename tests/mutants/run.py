@@ -56,7 +56,11 @@ REDACT_T = ("tests/unit/test_planted_redact.py", "tests/unit/test_redact.py")
 NEST_T = ("tests/unit/test_planted_nesting.py", "tests/unit/test_nesting.py", "tests/unit/test_boundaries.py")
 HAND_T = ("tests/unit/test_boundaries.py", "tests/unit/test_handoffs.py")
 REQ_T = ("tests/unit/test_boundaries.py", "tests/unit/test_requested_tools.py")
-LAYER_T = ("tests/unit/test_boundaries.py", "tests/unit/test_layers.py")
+LAYER_T = (
+    "tests/unit/test_boundaries.py",
+    "tests/unit/test_layers.py",
+    "tests/unit/test_planted_boundaries.py",
+)
 
 
 def m(

@@ -1,0 +1,64 @@
+"""Boundary rules of reconstruction: touching instants, equal start times, the nearest candidate."""
+
+from __future__ import annotations
+
+import json
+
+import traceassert as ta
+from tests.unit.spanbuilder import SpanBuilder
+
+START = 1_000_000_000
+ARGS = json.dumps({"q": "weather"})
+
+
+def _oi_agent(b: SpanBuilder) -> ta.Span:
+    return b.span(
+        "planner",
+        {"openinference.span.kind": "AGENT", "agent.name": "planner"},
+        start_ns=START,
+        duration_ns=100_000,
+    )
+
+
+def _oi_tool(b: SpanBuilder, parent: ta.Span, start: int, *, result: str | None = None) -> ta.Span:
+    attrs = {"openinference.span.kind": "TOOL", "tool.name": "search", "input.value": ARGS}
+    if result is not None:
+        attrs["output.value"] = result
+    return b.span("search", attrs, parent=parent, start_ns=start, duration_ns=1_000)
+
+
+def _genai_agent(b: SpanBuilder) -> ta.Span:
+    return b.span(
+        "invoke_agent planner",
+        {"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "planner"},
+        start_ns=START + 1,
+        duration_ns=99_000,
+    )
+
+
+def test_layers_tool_starting_the_instant_the_other_layers_ends_is_one_step() -> None:
+    # two layers' records of one step that touch at one instant still overlap: one record
+    a = SpanBuilder("a" * 32)
+    oi = _oi_tool(a, _oi_agent(a), START + 2_000)
+    b = SpanBuilder("b" * 32)
+    assert oi.end_ns is not None
+    b.tool("search", _genai_agent(b), args=ARGS, result="sunny", start_ns=oi.end_ns, duration_ns=900)
+    trace = ta.Trace([*a.spans, *b.spans])
+    (tool,) = trace.tool_executions
+    assert tool.result == "sunny" and tool.arguments == {"q": "weather"}
+    ta.TraceAsserter(trace).called_tool("search", count=1)
+
+
+def test_layers_tool_pairs_with_the_nearest_candidate_of_the_other_layer() -> None:
+    # the GenAI layer records the tool twice (parallel calls); the other layer's record belongs to
+    # the call that started nearest to it, and the farther one stays a record of its own
+    b = SpanBuilder("b" * 32)
+    agent = _genai_agent(b)
+    far = b.tool("search", agent, args=ARGS, start_ns=START + 1_000, duration_ns=10_000)
+    near = b.tool("search", agent, args=ARGS, start_ns=START + 4_000, duration_ns=2_000)
+    a = SpanBuilder("a" * 32)
+    _oi_tool(a, _oi_agent(a), START + 4_001, result="sunny")
+    trace = ta.Trace([*a.spans, *b.spans])
+    tools = sorted(trace.tool_executions, key=lambda t: t.start_ns)
+    assert [t.start_ns for t in tools] == [far.start_ns, near.start_ns]
+    assert [t.result for t in tools] == [None, "sunny"]
