@@ -55,7 +55,11 @@ FLEET_T = (
 REDACT_T = ("tests/unit/test_planted_redact.py", "tests/unit/test_redact.py")
 NEST_T = ("tests/unit/test_planted_nesting.py", "tests/unit/test_nesting.py", "tests/unit/test_boundaries.py")
 HAND_T = ("tests/unit/test_boundaries.py", "tests/unit/test_handoffs.py")
-REQ_T = ("tests/unit/test_boundaries.py", "tests/unit/test_requested_tools.py")
+REQ_T = (
+    "tests/unit/test_boundaries.py",
+    "tests/unit/test_requested_tools.py",
+    "tests/unit/test_planted_boundaries.py",
+)
 LAYER_T = (
     "tests/unit/test_boundaries.py",
     "tests/unit/test_layers.py",

@@ -62,3 +62,42 @@ def test_layers_tool_pairs_with_the_nearest_candidate_of_the_other_layer() -> No
     tools = sorted(trace.tool_executions, key=lambda t: t.start_ns)
     assert [t.start_ns for t in tools] == [far.start_ns, near.start_ns]
     assert [t.result for t in tools] == [None, "sunny"]
+
+
+def _asks(name: str, arguments: object) -> str:
+    parts = [{"type": "tool_call", "name": name, "arguments": arguments}]
+    return json.dumps([{"role": "assistant", "parts": parts}])
+
+
+def test_execution_starting_with_the_model_call_that_asked_for_it_is_matched() -> None:
+    # no call id: the request is matched by name and arguments to an execution starting no earlier
+    # than the model call, and "no earlier" includes the same instant
+    b = SpanBuilder()
+    agent = b.agent("assistant")
+    chat = b.chat(agent, **{"gen_ai.output.messages": _asks("lookup", {"city": "Rome"})})
+    b.tool("lookup", agent, args='{"city": "Rome"}', start_ns=chat.start_ns)
+    trace = b.trace()
+    (call,) = trace.model_calls
+    (request,) = call.requested_tools
+    (execution,) = trace.tool_executions
+    assert request.execution is execution and execution.request is request and request.executed
+
+
+def test_nested_agent_starting_with_the_model_call_that_asked_for_it_is_linked() -> None:
+    # an agent run as a tool with no tool span of its own: the request names the nested agent, which
+    # started at the very instant of the model call
+    b = SpanBuilder()
+    boss = b.agent("boss")
+    chat = b.chat(boss, **{"gen_ai.output.messages": _asks("researcher", {"topic": "tides"})})
+    b.span(
+        "invoke_agent researcher",
+        {"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "researcher"},
+        parent=boss,
+        start_ns=chat.start_ns,
+        duration_ns=2_000_000,
+    )
+    trace = b.trace()
+    (call,) = (c for c in trace.model_calls if c.agent is not None and c.agent.name == "boss")
+    (request,) = call.requested_tools
+    researcher = next(inv for inv in trace.all_agents() if inv.name == "researcher")
+    assert request.agent is researcher and request.executed
