@@ -54,7 +54,11 @@ FLEET_T = (
 )
 REDACT_T = ("tests/unit/test_planted_redact.py", "tests/unit/test_redact.py")
 NEST_T = ("tests/unit/test_planted_nesting.py", "tests/unit/test_nesting.py", "tests/unit/test_boundaries.py")
-HAND_T = ("tests/unit/test_boundaries.py", "tests/unit/test_handoffs.py")
+HAND_T = (
+    "tests/unit/test_boundaries.py",
+    "tests/unit/test_handoffs.py",
+    "tests/unit/test_planted_boundaries.py",
+)
 REQ_T = (
     "tests/unit/test_boundaries.py",
     "tests/unit/test_requested_tools.py",

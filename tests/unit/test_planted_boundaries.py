@@ -101,3 +101,50 @@ def test_nested_agent_starting_with_the_model_call_that_asked_for_it_is_linked()
     (request,) = call.requested_tools
     researcher = next(inv for inv in trace.all_agents() if inv.name == "researcher")
     assert request.agent is researcher and request.executed
+
+
+def test_two_layers_handoff_records_touching_at_one_instant_are_one_handoff() -> None:
+    # OpenInference and OpenLLMetry on one Agents SDK app; one layer's handoff span starts the
+    # instant the other's ends: still the same handoff
+    b = SpanBuilder()
+    oi_root = b.span("Agent workflow", {"openinference.span.kind": "CHAIN"}, duration_ns=50_000_000)
+    tl_root = b.span("Agent Workflow", {"traceloop.span.kind": "workflow"}, duration_ns=50_000_000)
+    start = b.clock + 1_000
+    oi = b.span(
+        "concierge",
+        {"openinference.span.kind": "AGENT", "agent.name": "concierge"},
+        parent=oi_root,
+        start_ns=start,
+        duration_ns=5_000_000,
+    )
+    tl = b.span(
+        "concierge.agent",
+        {"traceloop.span.kind": "agent", "gen_ai.agent.name": "concierge"},
+        parent=tl_root,
+        start_ns=start + 10,
+        duration_ns=5_000_000,
+    )
+    oi_handoff = b.span(
+        "handoff to bookings",
+        {"openinference.span.kind": "TOOL", "input.value": "concierge", "output.value": "bookings"},
+        parent=oi,
+        start_ns=start + 100,
+        duration_ns=1_000,
+    )
+    assert oi_handoff.end_ns is not None
+    b.span(
+        "concierge → bookings.handoff",
+        {
+            "traceloop.span.kind": "handoff",
+            "gen_ai.handoff.from_agent": "concierge",
+            "gen_ai.handoff.to_agent": "bookings",
+        },
+        parent=tl,
+        start_ns=oi_handoff.end_ns,
+        duration_ns=1_000,
+    )
+    trace = b.trace()
+    (concierge,) = trace.agents
+    (handoff,) = trace.handoffs
+    assert (handoff.from_agent, handoff.to_agent) == ("concierge", "bookings")
+    assert list(concierge.handoffs) == [handoff]
