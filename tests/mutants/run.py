@@ -45,6 +45,7 @@ REPORT_T = (
     "tests/report/test_planted_report.py",
     "tests/report/test_tree_state.py",
     "tests/report/test_view_model.py",
+    "tests/unit/test_planted_boundaries.py",
 )
 GOLDEN_T = ("tests/unit/test_golden_diff_boundaries.py", "tests/unit/test_golden.py")
 FLEET_T = (

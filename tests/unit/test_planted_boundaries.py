@@ -6,6 +6,7 @@ import json
 
 import traceassert as ta
 from tests.unit.spanbuilder import SpanBuilder
+from traceassert._report import trace_view
 
 START = 1_000_000_000
 ARGS = json.dumps({"q": "weather"})
@@ -148,3 +149,26 @@ def test_two_layers_handoff_records_touching_at_one_instant_are_one_handoff() ->
     (handoff,) = trace.handoffs
     assert (handoff.from_agent, handoff.to_agent) == ("concierge", "bookings")
     assert list(concierge.handoffs) == [handoff]
+
+
+def test_waterfall_row_of_a_span_shared_by_a_failed_record_and_an_ok_one_shows_failed() -> None:
+    # a tool span at the root is both the ok tool and the span of the work outside any agent, which
+    # failed (its model call failed): the row shows the failure whichever record is judged last
+    b = SpanBuilder()
+    root = b.tool("lookup", None, args='{"q": 1}', duration_ns=10_000_000)
+    b.span(
+        "chat m",
+        {"gen_ai.operation.name": "chat", "gen_ai.request.model": "m"},
+        parent=root,
+        status="ERROR",
+        description="boom",
+    )
+    trace = b.trace()
+    (tool,) = trace.tool_executions
+    (run,) = trace.all_agents()
+    assert tool.span is root and run.span is root
+    assert not tool.failed and run.failed
+    view = trace_view(trace)
+    failed = view["fields"].index("failed")
+    rows = {row[0]: row for row in view["spans"]}
+    assert rows[root.span_id][failed] is True
