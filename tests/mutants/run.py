@@ -45,6 +45,7 @@ REPORT_T = (
     "tests/report/test_planted_report.py",
     "tests/report/test_tree_state.py",
     "tests/report/test_view_model.py",
+    "tests/unit/test_planted_boundaries.py",
 )
 GOLDEN_T = ("tests/unit/test_golden_diff_boundaries.py", "tests/unit/test_golden.py")
 FLEET_T = (
@@ -54,9 +55,21 @@ FLEET_T = (
 )
 REDACT_T = ("tests/unit/test_planted_redact.py", "tests/unit/test_redact.py")
 NEST_T = ("tests/unit/test_planted_nesting.py", "tests/unit/test_nesting.py", "tests/unit/test_boundaries.py")
-HAND_T = ("tests/unit/test_boundaries.py", "tests/unit/test_handoffs.py")
-REQ_T = ("tests/unit/test_boundaries.py", "tests/unit/test_requested_tools.py")
-LAYER_T = ("tests/unit/test_boundaries.py", "tests/unit/test_layers.py")
+HAND_T = (
+    "tests/unit/test_boundaries.py",
+    "tests/unit/test_handoffs.py",
+    "tests/unit/test_planted_boundaries.py",
+)
+REQ_T = (
+    "tests/unit/test_boundaries.py",
+    "tests/unit/test_requested_tools.py",
+    "tests/unit/test_planted_boundaries.py",
+)
+LAYER_T = (
+    "tests/unit/test_boundaries.py",
+    "tests/unit/test_layers.py",
+    "tests/unit/test_planted_boundaries.py",
+)
 
 
 def m(
