@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
 
 import traceassert as ta
 from instrumentation import pydantic_ai as stack
 from traceassert._loaders import split
+from traceassert._loaders.redact import set_redacting
 
 
 @pytest.fixture(scope="session")
@@ -29,3 +32,13 @@ def backend(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> 
     elif split._msgspec is None:
         pytest.skip("msgspec is not installed")
     return str(request.param)
+
+
+@pytest.fixture
+def no_redaction() -> Iterator[None]:
+    """Redaction off for the test (the module-wide switch), restored after it."""
+    old = set_redacting(False)
+    try:
+        yield
+    finally:
+        set_redacting(old)

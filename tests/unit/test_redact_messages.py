@@ -4,7 +4,7 @@ whose tool takes an API key and sets it as a span attribute, and whose prompt ca
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -68,15 +68,6 @@ CHECKS: dict[str, Callable[[ta.TraceAsserter], object]] = {
     # the tool listing and the tree
     "called_tool": lambda a: a.called_tool("missing"),
 }
-
-
-@pytest.fixture
-def no_redaction() -> Iterator[None]:
-    old = set_redacting(False)
-    try:
-        yield
-    finally:
-        set_redacting(old)
 
 
 @pytest.mark.parametrize("name", list(CHECKS))

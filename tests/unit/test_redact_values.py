@@ -4,7 +4,6 @@ check's own arguments, soft() candidates, the tree's model errors and span names
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +17,6 @@ from traceassert._loaders.redact import (
     is_secret_key,
     redact_spans,
     redact_value,
-    set_redacting,
     shown,
 )
 from traceassert.cli import main
@@ -132,15 +130,6 @@ def test_soft_keeps_the_candidate_difference_lines_redacted(login: ta.Trace) -> 
     assert "  args['password']: '[REDACTED]' != '[REDACTED]'" in first
     assert "  args['pin']: 4321 != 1" in first
     assert "hunter2pw" not in text
-
-
-@pytest.fixture
-def no_redaction() -> Iterator[None]:
-    old = set_redacting(False)
-    try:
-        yield
-    finally:
-        set_redacting(old)
 
 
 def test_without_redaction_the_difference_shows_the_values(login: ta.Trace, no_redaction: None) -> None:

@@ -26,7 +26,6 @@ import pytest
 
 import traceassert as ta
 from tests.unit.spanbuilder import SpanBuilder
-from traceassert._loaders.redact import set_redacting
 from traceassert._model.span import freeze_attributes
 from traceassert.cli import main
 
@@ -282,15 +281,6 @@ def test_no_secret_in_any_output(made: dict[str, str | BaseException], output: s
     assert SECRETS[kind] not in text, text
     for context in OUTPUTS[output][1]:
         assert context in text, f"{output} does not hold {context!r}:\n{text}"
-
-
-@pytest.fixture
-def no_redaction() -> Iterator[None]:
-    old = set_redacting(False)
-    try:
-        yield
-    finally:
-        set_redacting(old)
 
 
 def test_the_planted_secrets_reach_the_tree_and_the_messages_unredacted(
