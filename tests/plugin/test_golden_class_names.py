@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import pytest
 
+from tests.plugin._goldens import recorded, run_inner
+
 pytest_plugins = ["pytester"]
 
 APP = """
@@ -57,17 +59,13 @@ def test_x(trace_asserter):
 """
 
 
-def _run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
-    return pytester.runpytest_subprocess("-p", "no:cacheprovider", "-p", "no:randomly", *args)
-
-
 def test_same_method_name_in_two_classes_records_two_goldens(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     pytester.makepyfile(test_app=APP)
     goldens = pytester.path / "goldens"
-    _run(pytester, f"--traceassert-record={goldens}").assert_outcomes(passed=3)
-    written = sorted(p.relative_to(goldens).as_posix() for p in goldens.rglob("*.json"))
+    run_inner(pytester, f"--traceassert-record={goldens}").assert_outcomes(passed=3)
+    written = recorded(goldens)
     assert written == [
         "test_app/TestHotels.test_x.json",
         "test_app/TestWeather.test_x.json",
@@ -80,9 +78,9 @@ def test_same_method_name_in_two_classes_records_two_goldens(
 
     # each test reads its own golden: all pass, and a change in one class fails that class only
     monkeypatch.setenv("CHECK_GOLDEN", "1")
-    _run(pytester).assert_outcomes(passed=3)
+    run_inner(pytester).assert_outcomes(passed=3)
     monkeypatch.setenv("HOTEL_TOOL", "weather")
-    failed = _run(pytester)
+    failed = run_inner(pytester)
     failed.assert_outcomes(passed=2, failed=1)
     failed.stdout.fnmatch_lines(["FAILED test_app.py::TestHotels::test_x - *TraceAssertionEr*"])
     assert "matches_golden" in failed.stdout.str()

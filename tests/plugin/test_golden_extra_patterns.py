@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import pytest
 
+from tests.plugin._goldens import run_inner
+
 pytest_plugins = ["pytester"]
 
 SLOT = "zz-slot-4417-qk"
@@ -43,10 +45,6 @@ def test_vault(trace_asserter):
 """
 
 
-def _run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
-    return pytester.runpytest_subprocess("-p", "no:cacheprovider", "-p", "no:randomly", *args)
-
-
 def test_record_redacts_what_only_the_extra_pattern_matches(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -54,10 +52,12 @@ def test_record_redacts_what_only_the_extra_pattern_matches(
     goldens = pytester.path / "goldens"
     golden = goldens / "test_app" / "test_vault.json"
     # without the pattern the value is not secret-looking: the golden holds it
-    _run(pytester, f"--traceassert-record={goldens}").assert_outcomes(passed=1)
+    run_inner(pytester, f"--traceassert-record={goldens}").assert_outcomes(passed=1)
     assert SLOT in golden.read_text()
     # with it, the golden is written redacted
-    _run(pytester, f"--traceassert-record={goldens}", "--traceassert-redact=vault").assert_outcomes(passed=1)
+    run_inner(pytester, f"--traceassert-record={goldens}", "--traceassert-redact=vault").assert_outcomes(
+        passed=1
+    )
     text = golden.read_text()
     assert SLOT not in text and "zz-slot" not in text
     assert "[REDACTED]" in text and "open_vault" in text
@@ -65,11 +65,11 @@ def test_record_redacts_what_only_the_extra_pattern_matches(
     # like with like: another slot is the same behaviour under the same pattern
     monkeypatch.setenv("CHECK_GOLDEN", "1")
     monkeypatch.setenv("SLOT", "zz-slot-other-88")
-    _run(pytester, "--traceassert-redact=vault").assert_outcomes(passed=1)
+    run_inner(pytester, "--traceassert-redact=vault").assert_outcomes(passed=1)
 
     # a real change fails, and the slots are never printed
     monkeypatch.setenv("APP_USER", "eve")
-    failed = _run(pytester, "--traceassert-redact=vault", "-vv")
+    failed = run_inner(pytester, "--traceassert-redact=vault", "-vv")
     failed.assert_outcomes(failed=1)
     out = failed.stdout.str()
     assert """keeper: open_vault args['user']: "bob" -> "eve\"""" in out
@@ -82,15 +82,15 @@ def test_a_changed_value_under_an_extra_pattern_is_not_printed_in_the_diff(
     pytester.makepyfile(test_app=APP)
     goldens = pytester.path / "goldens"
     # recorded without the pattern: the golden holds the slot, the live run has another one
-    _run(pytester, f"--traceassert-record={goldens}").assert_outcomes(passed=1)
+    run_inner(pytester, f"--traceassert-record={goldens}").assert_outcomes(passed=1)
     monkeypatch.setenv("CHECK_GOLDEN", "1")
     monkeypatch.setenv("SLOT", "zz-slot-changed-77")
-    failed = _run(pytester, "--traceassert-redact=vault", "-vv")
+    failed = run_inner(pytester, "--traceassert-redact=vault", "-vv")
     failed.assert_outcomes(failed=1)
     out = failed.stdout.str()
     assert """args['vault_slot']: "[REDACTED]" -> "[REDACTED]" (the redacted values differ)""" in out
     assert "zz-slot" not in out
     # the same run without the pattern prints both values: the pattern is what hides them
-    plain = _run(pytester, "-vv")
+    plain = run_inner(pytester, "-vv")
     plain.assert_outcomes(failed=1)
     assert "zz-slot-changed-77" in plain.stdout.str()

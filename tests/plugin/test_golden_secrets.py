@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import pytest
 
+from tests.plugin._goldens import recorded, run_inner
+
 PASSWORD = "hunter2pw-7c1d"
 TOKEN = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJib2IifQ.c2lnbmF0dXJlLXNlY3JldA"
 
@@ -48,10 +50,6 @@ def test_login(trace_asserter, city):
 """
 
 
-def _run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
-    return pytester.runpytest_subprocess("-p", "no:cacheprovider", "-p", "no:randomly", *args)
-
-
 def _no_secret(text: str) -> None:
     assert PASSWORD not in text and "hunter2pw" not in text
     assert TOKEN not in text and "c2lnbmF0dXJlLXNlY3JldA" not in text
@@ -62,8 +60,8 @@ def test_a_recorded_run_with_secrets_passes_against_its_own_golden_and_a_change_
 ) -> None:
     pytester.makepyfile(test_app=APP)
     goldens = pytester.path / "goldens"
-    _run(pytester, f"--traceassert-record={goldens}").assert_outcomes(passed=3)
-    written = sorted(p.relative_to(goldens).as_posix() for p in goldens.rglob("*.json"))
+    run_inner(pytester, f"--traceassert-record={goldens}").assert_outcomes(passed=3)
+    written = recorded(goldens)
     # three test ids, three files: a name that lost characters to the file system gets a hash
     assert written == [
         "test_app/test_login[Paris_Lyon]-37e1a826.json",  # [Paris:Lyon]
@@ -79,17 +77,17 @@ def test_a_recorded_run_with_secrets_passes_against_its_own_golden_and_a_change_
 
     # like with like: the live run is redacted the same way before comparing, so it passes
     monkeypatch.setenv("CHECK_GOLDEN", "1")
-    _run(pytester).assert_outcomes(passed=3)
+    run_inner(pytester).assert_outcomes(passed=3)
 
     # another password: still the same behaviour as far as the redacted golden can tell
     monkeypatch.setenv("APP_PASSWORD", "hunter2pw-changed")
-    _run(pytester).assert_outcomes(passed=3)
+    run_inner(pytester).assert_outcomes(passed=3)
 
     # a real change (another user) fails, and nothing secret is printed or written
     html = pytester.path / "report.html"
     app = APP.replace('"user": "bob"', '"user": "eve"')
     pytester.makepyfile(test_app=app)
-    failed = _run(pytester, f"--traceassert-html={html}", "-vv")
+    failed = run_inner(pytester, f"--traceassert-html={html}", "-vv")
     failed.assert_outcomes(failed=3)
     out = failed.stdout.str()
     assert """gatekeeper: login args['user']: "bob" -> "eve\"""" in out
@@ -104,13 +102,13 @@ def test_a_golden_recorded_unredacted_shows_a_changed_secret_redacted(
 ) -> None:
     pytester.makepyfile(test_app=APP)
     goldens = pytester.path / "goldens"
-    _run(pytester, f"--traceassert-record={goldens}", "--traceassert-no-redact", "-k", "Paris_Lyon]")
+    run_inner(pytester, f"--traceassert-record={goldens}", "--traceassert-no-redact", "-k", "Paris_Lyon]")
     (golden,) = goldens.rglob("*.json")
     assert PASSWORD in golden.read_text()  # recorded on purpose without redaction
     monkeypatch.setenv("CHECK_GOLDEN", "1")
-    _run(pytester, "-k", "Paris_Lyon]").assert_outcomes(passed=1)  # the same secret: the same behaviour
+    run_inner(pytester, "-k", "Paris_Lyon]").assert_outcomes(passed=1)  # the same secret: the same behaviour
     monkeypatch.setenv("APP_PASSWORD", "wrong-password-99")
-    failed = _run(pytester, "-k", "Paris_Lyon]", "-vv")
+    failed = run_inner(pytester, "-k", "Paris_Lyon]", "-vv")
     failed.assert_outcomes(failed=1)
     out = failed.stdout.str()
     assert """args['password']: "[REDACTED]" -> "[REDACTED]" (the redacted values differ)""" in out

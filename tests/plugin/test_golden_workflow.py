@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.plugin._goldens import recorded
 from traceassert.cli import main
 
 DATA = Path(__file__).resolve().parents[1] / "data"
@@ -68,7 +69,7 @@ def test_record_then_hold_the_next_run_to_the_golden(
         "-p", "no:cacheprovider", f"--traceassert-record={goldens}", "-k", "not matches"
     )
     result.assert_outcomes(passed=2, failed=1)
-    written = sorted(p.relative_to(goldens).as_posix() for p in goldens.rglob("*.json"))
+    written = recorded(goldens)
     # stable names: the module, the test name with its parameters; no timestamp; no failing test; a name
     # that had to change to be a file name ("/" -> "_") gets the hash of the exact test name
     assert written == ["test_app/test_weather[a b].json", "test_app/test_weather[a_b]-71fb3afd.json"]
