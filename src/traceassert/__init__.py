@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     )
     from ._golden import BehaviourDiff, SlimResult, behaviour_diff, slim_trace
     from ._instrument import instrument
-    from ._loaders import FORMATS, dump_trace, load_trace, parse_spans
+    from ._loaders import FORMATS, dump_trace, parse_spans
     from ._model.records import (
         AgentInvocation,
         Conversation,
@@ -48,7 +48,7 @@ if TYPE_CHECKING:
         ToolRequest,
     )
     from ._model.span import Span, SpanEvent, SpanLink, Status
-    from ._trace import Trace
+    from ._trace import Trace, load_trace
 
 __version__ = "0.1.0"
 
@@ -98,7 +98,7 @@ _EXPORTS: dict[str, str] = {
     "dump_trace": "._loaders",
     "expect": "._evaluation.expect",
     "instrument": "._instrument",
-    "load_trace": "._loaders",
+    "load_trace": "._trace",
     "parse_spans": "._loaders",
     "policy": "._fleet",
     "record_score": "._evaluation.results",

@@ -3,14 +3,13 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from ._common.text import safe_line
-from ._loaders.redact import redact_value, redacting
+from ._common.redact import redact_value, redacting
+from ._common.text import cut_text, safe_line, short
+from ._common.treeline import Text, TreeLine
 from ._model.records import AgentInvocation, Handoff, ModelCall, Retrieval, ToolExecution, ToolRequest
-from ._model.treeline import Text, TreeLine
 from ._reconstruct.turns import turn_headers
 
 if TYPE_CHECKING:
@@ -23,33 +22,10 @@ __all__ = [
     "model_parts",
     "render_lines",
     "render_trace",
-    "short",
 ]
 
 _RESET = "\x1b[0m"
 _COLORS = {"agent": "\x1b[1;36m", "ok": "\x1b[32m", "fail": "\x1b[31m", "dim": "\x1b[2m", "model": "\x1b[35m"}
-
-
-def short(value: Any, limit: int = 120) -> str:
-    """A one-line representation of ``value``, cut to ``limit`` characters."""
-    if isinstance(value, str):
-        text = repr(value)
-    else:
-        try:
-            text = json.dumps(value, ensure_ascii=False, sort_keys=False, default=str)
-        except (TypeError, ValueError):
-            text = repr(value)
-    text = text.replace("\n", "\\n")
-    if len(text) > limit:
-        text = text[: max(1, limit - 1)] + "…"
-    return text
-
-
-def _cut_text(text: str, limit: int) -> str:
-    """Free text (an error message) on one line, cut to ``limit`` characters (callers give errors
-    twice the room of a value, as for an argument list)."""
-    text = text.replace("\n", "\\n")
-    return text if len(text) <= limit else text[: max(1, limit - 1)] + "…"
 
 
 def _args(args: dict[str, Any], limit: int) -> str:
@@ -70,7 +46,7 @@ def describe_tool(tool: ToolExecution, limit: int = 120, *, redact: bool | None 
     if tool.failed is True:
         if tool.error is None:
             return f"{head} FAILED"
-        return f"{head} FAILED: {_cut_text(str(_shown(str(tool.error), redact)), limit * 2)}"
+        return f"{head} FAILED: {cut_text(str(_shown(str(tool.error), redact)), limit * 2)}"
     if tool.failed is None:
         return f"{head} (status unknown)"
     result = f" -> {short(_shown(tool.result, redact), limit)}" if tool.result is not None else ""
@@ -109,9 +85,7 @@ def _describe_model(call: ModelCall, limit: int = 120, redact: bool | None = Non
     parts = model_parts(call)
     if call.failed:
         error = (
-            f": {_cut_text(str(_shown(str(call.error), redact)), limit * 2)}"
-            if call.error is not None
-            else ""
+            f": {cut_text(str(_shown(str(call.error), redact)), limit * 2)}" if call.error is not None else ""
         )
         parts.append("FAILED" + error)
     return " ".join(parts)
@@ -123,7 +97,7 @@ def _describe_agent(
     label = "work outside any agent" if inv.implicit else "agent"
     text = f"{label} {inv.name} [{inv.status}]"
     if inv.error is not None:
-        text += f" {_cut_text(str(_shown(str(inv.error), redact)), limit * 2)}"
+        text += f" {cut_text(str(_shown(str(inv.error), redact)), limit * 2)}"
     if inv.total_tokens is not None:
         text += f" tokens={inv.total_tokens}"
     if durations and inv.duration_s is not None:

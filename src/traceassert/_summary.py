@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ._loaders.redact import redact_value, redacting
+from ._common.redact import redact_value, redacting
 from ._model.records import AgentInvocation, ModelCall, ToolExecution
 
 if TYPE_CHECKING:

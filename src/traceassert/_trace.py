@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from ._model.gcpause import gc_paused
+from ._common.files import DEFAULT_MAX_BYTES
+from ._common.gcpause import gc_paused
 from ._model.span import Span
 from ._model.tree import SpanTree
 
@@ -22,7 +24,9 @@ if TYPE_CHECKING:
     )
     from ._reconstruct import Reconstruction
 
-__all__ = ["Ledger", "Trace"]
+__all__ = ["Ledger", "Trace", "load_trace"]
+
+PathArg = str | os.PathLike[str]
 
 Key = tuple[str, str]
 
@@ -179,3 +183,31 @@ class Trace(SpanTree):
         from ._summary import summarize
 
         return summarize(self, redact=redact)
+
+
+def load_trace(
+    path_or_paths: PathArg | Iterable[PathArg],
+    *,
+    format: str | None = None,
+    max_bytes: int | None = DEFAULT_MAX_BYTES,
+) -> Trace:
+    """Load a file, several files, or a directory of trace files into one ``Trace``.
+
+    ``format`` (one of ``FORMATS`` or ``ALIASES``) skips auto-detection. ``max_bytes`` caps the size of
+    each file after decompression (None: no cap). Raises ``TraceLoadError`` for unreadable input, and
+    for a file without spans (``no spans in FILE``: empty, or cut off before its first span); what
+    was repaired (a file cut off, invalid UTF-8) is in ``Trace.warnings`` and is also issued as a
+    ``TraceAssertWarning``: such a file was read only in part, and the trace may miss spans (the
+    warnings that say so are ``Loss`` strings, listed by ``load_spans(...).partial``).
+    """
+    import warnings
+
+    from ._errors import TraceAssertWarning
+    from ._loaders import load_spans
+
+    result = load_spans(path_or_paths, format=format, max_bytes=max_bytes)
+    for note in result.warnings:
+        warnings.warn(note, TraceAssertWarning, stacklevel=2)
+    paths = list(result.formats)
+    source = paths[0] if len(paths) == 1 else f"{len(paths)} files"
+    return Trace(result.spans, warnings=result.warnings, source=source)  # Trace pauses the collector itself

@@ -44,7 +44,7 @@ def _load(paths: Sequence[str], fmt: str | None) -> Trace:
     import warnings
 
     from ._errors import TraceAssertWarning
-    from ._loaders import load_trace
+    from ._trace import load_trace
 
     with warnings.catch_warnings():
         # repairs are listed in the tree's "warning:" lines; no Python warning noise on the terminal

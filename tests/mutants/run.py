@@ -414,7 +414,7 @@ CATALOGUE: tuple[Mutant, ...] = (
     # -- redaction ----------------------------------------------------------------------------------
     m(
         "X01",
-        "_loaders/redact.py",
+        "_common/redact.py",
         "self.secret(key) and value is not None:\n            return REDACTED",
         "self.secret(key) and isinstance(value, str):\n            return REDACTED",
         REDACT_T,
@@ -422,7 +422,7 @@ CATALOGUE: tuple[Mutant, ...] = (
     ),
     m(
         "X02",
-        "_loaders/redact.py",
+        "_common/redact.py",
         "if depth > MAX_DEPTH:\n            return REDACTED",
         "if False:\n            return REDACTED",
         REDACT_T,
@@ -430,7 +430,7 @@ CATALOGUE: tuple[Mutant, ...] = (
     ),
     m(
         "X03",
-        "_loaders/redact.py",
+        "_common/redact.py",
         "name = self.scan(span.name)",
         "name = span.name",
         REDACT_T,
@@ -438,7 +438,7 @@ CATALOGUE: tuple[Mutant, ...] = (
     ),
     m(
         "X04",
-        "_loaders/redact.py",
+        "_common/redact.py",
         "resource = self.mapping(span.resource)",
         "resource = span.resource",
         REDACT_T,
@@ -446,7 +446,7 @@ CATALOGUE: tuple[Mutant, ...] = (
     ),
     m(
         "X05",
-        "_loaders/redact.py",
+        "_common/redact.py",
         'return None if "nested" in str(exc) else (_NOT_PARSED, None)',
         "return (_NOT_PARSED, None)",
         REDACT_T,

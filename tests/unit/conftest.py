@@ -9,8 +9,8 @@ from hypothesis import settings
 
 import traceassert as ta
 from instrumentation import pydantic_ai as stack
+from traceassert._common.redact import set_redacting
 from traceassert._loaders import split
-from traceassert._loaders.redact import set_redacting
 
 # CI must not fail at random: every property test draws the same examples on every run (a test may still
 # ask for more examples; long random fuzzing lives in benchmarks/fuzz_*.py)

@@ -24,8 +24,8 @@ from typing import Any
 
 import traceassert as ta
 from tests.unit.spanbuilder import SpanBuilder
+from traceassert._common.redact import redact_text
 from traceassert._golden.generate import generate_test
-from traceassert._loaders.redact import redact_text
 
 #: planted secrets: none of them may appear in a generated module
 SECRETS = ("hunter2pw-Zq81", "sk-fuzzabcdefghijklmnopqrstuvwxyz0123", "s3cr3t-url-pw-77")

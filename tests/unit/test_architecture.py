@@ -215,6 +215,78 @@ def test_only_the_plugin_imports_pytest() -> None:
     assert {m for m in importers if m.split(".")[:2] != ["traceassert", "pytest_plugin"]} == set()
 
 
+#: every module's place in the pipeline, lowest first (docs/architecture.md): a module may import its own
+#: layer and the layers below, never one above (imports inside functions count; ``TYPE_CHECKING`` ones
+#: do not). Circles inside a layer are caught by ``test_no_import_circles``.
+LAYERS: tuple[tuple[str, ...], ...] = (
+    ("_errors", "_common"),
+    ("_model",),
+    ("_loaders",),
+    ("_dialects",),
+    ("_reconstruct",),
+    ("_render", "_summary"),
+    ("_trace",),
+    ("_capture", "_instrument"),
+    ("_checks",),
+    ("_evaluation",),
+    ("_golden",),
+    ("_report",),
+    ("_asserter",),
+    ("_fleet",),
+    ("pytest_plugin", "cli", "__main__", ""),
+)
+
+
+def layer_of(module: str) -> int:
+    """The layer of ``traceassert.<part>...``; KeyError for a module no layer names."""
+    parts = module.split(".")
+    top = parts[1] if len(parts) > 1 else ""
+    for rank, names in enumerate(LAYERS):
+        if top in names:
+            return rank
+    raise KeyError(module)
+
+
+def test_every_module_has_a_layer() -> None:
+    unplaced = []
+    for module in import_graph(SRC):
+        try:
+            layer_of(module)
+        except KeyError:
+            unplaced.append(module)
+    assert unplaced == [], "add the new stage to LAYERS (and to docs/architecture.md)"
+    assert set(STAGES) <= {name for names in LAYERS for name in names}
+
+
+def test_imports_follow_the_stage_order() -> None:
+    upward = sorted(
+        f"{module} (layer {layer_of(module)}) imports {dep} (layer {layer_of(dep)})"
+        for module, deps in import_graph(SRC).items()
+        for dep in deps
+        if layer_of(dep) > layer_of(module)
+    )
+    assert upward == []
+
+
+def test_the_stage_order_check_finds_an_upward_import(tmp_path: Path) -> None:
+    root = (
+        _write(
+            tmp_path,
+            {
+                "traceassert/__init__.py": "",
+                "traceassert/_model/__init__.py": "",
+                "traceassert/_model/a.py": "def f():\n    from .._checks import b\n",
+                "traceassert/_checks/__init__.py": "",
+                "traceassert/_checks/b.py": "from .._model import a\n",
+            },
+        ).parent
+        / "traceassert"
+    )
+    graph = import_graph(root)
+    upward = {(m, d) for m, deps in graph.items() for d in deps if layer_of(d) > layer_of(m)}
+    assert upward == {("traceassert._model.a", "traceassert._checks.b")}
+
+
 def test_the_model_imports_no_later_stage() -> None:
     upward = {
         (module, dep)

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 import traceassert as ta
-from traceassert._dialects import _base
+from traceassert._common import jsonvalue as _base
 from traceassert._loaders.common import make_span
 
 _JSON_TEXTS = [

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 import traceassert as ta
-from traceassert._dialects._base import MAX_JSON_DEPTH, as_int, loads_json, maybe_json
+from traceassert._common.jsonvalue import MAX_JSON_DEPTH, as_int, loads_json, maybe_json
 from traceassert._golden.generate import generate_test
 from traceassert._loaders import parse_spans, split
 from traceassert._loaders.jsontext import json_text

@@ -14,11 +14,11 @@ from traceassert._loaders import (
     detect_format,
     dump_trace,
     load_spans,
-    load_trace,
     parse_spans,
     split,
 )
 from traceassert._model.span import Span
+from traceassert._trace import load_trace
 
 from . import _formats
 

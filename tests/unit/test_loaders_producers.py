@@ -13,7 +13,8 @@ from typing import Any
 import pytest
 
 import traceassert as ta
-from traceassert._loaders import detect_format, load_spans, load_trace, parse_spans
+from traceassert._loaders import detect_format, load_spans, parse_spans
+from traceassert._trace import load_trace
 
 from . import _formats
 from .spanbuilder import SpanBuilder

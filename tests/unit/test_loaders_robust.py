@@ -15,11 +15,11 @@ from traceassert._loaders import (
     dump_trace,
     is_secret_key,
     load_spans,
-    load_trace,
     parse_spans,
     redact_spans,
 )
 from traceassert._model.span import Span, SpanEvent, SpanLink, Status
+from traceassert._trace import load_trace
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "formats"
 

@@ -19,7 +19,7 @@ from traceassert._checks.matching import (
     match_one_to_one,
     values_equal,
 )
-from traceassert._loaders.redact import REDACTED, is_secret_key, redact_value
+from traceassert._common.redact import REDACTED, is_secret_key, redact_value
 
 
 class TestArgumentsMatch:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 
 from tests.unit.spanbuilder import SpanBuilder
-from traceassert._loaders.redact import REDACTED, redact_spans
+from traceassert._common.redact import REDACTED, redact_spans
 
 
 def test_resource_attributes_are_redacted_by_key() -> None:

@@ -11,8 +11,7 @@ import pytest
 
 import traceassert as ta
 from tests.unit.spanbuilder import SpanBuilder
-from traceassert._loaders import load_spans
-from traceassert._loaders.redact import (
+from traceassert._common.redact import (
     REDACTED,
     is_secret_key,
     redact_spans,
@@ -21,6 +20,7 @@ from traceassert._loaders.redact import (
     redacting,
     set_redacting,
 )
+from traceassert._loaders import load_spans
 from traceassert._model.span import Span, Status
 
 JWT = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U"

@@ -15,7 +15,7 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.usage import RequestUsage
 
 import traceassert as ta
-from traceassert._loaders.redact import set_redacting
+from traceassert._common.redact import set_redacting
 
 KEY = "sk-live-7d1c9e2b4a6f8e0d2c4b6a8f"
 TOKEN = "Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2lnbmF0dXJl"

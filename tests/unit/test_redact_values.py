@@ -12,7 +12,7 @@ import pytest
 import traceassert as ta
 from tests.unit.spanbuilder import SpanBuilder
 from traceassert._checks.matching import argument_mismatches
-from traceassert._loaders.redact import (
+from traceassert._common.redact import (
     REDACTED,
     is_secret_key,
     redact_spans,
@@ -276,7 +276,7 @@ class TestJsonEncodedTwice:
 def test_an_encoded_text_longer_than_redaction_parses_is_scanned_decoded(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from traceassert._loaders import redact
+    from traceassert._common import redact
 
     monkeypatch.setattr(redact, "_MAX_PARSE_CHARS", 1_000)
     text = json.dumps(json.dumps({"api_key": "LONGENC1", "pad": "x" * 5_000}))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .._render import short
+from .._common.text import short
 from .nesting import nested_tokens_note
 from .selection import SelectionBase
 

@@ -14,8 +14,8 @@ import itertools
 from collections.abc import Iterable, Sequence
 from typing import Any, TypeVar
 
+from .._common.redact import shown
 from .._errors import TraceAssertionError
-from .._loaders.redact import shown
 from .._model.records import AgentInvocation, Handoff, ModelCall, Retrieval, ToolExecution
 from .._render import describe_tool
 from .selection import SOFT_COLLECTOR, SelectionBase
@@ -132,7 +132,7 @@ class InvocationBase(SelectionBase):
         chosen = [
             inv
             for inv in trace.all_agents()
-            if any(trace.contains(s) and trace.position(s) in pos for s in inv.spans)
+            if any(trace.contains(s) and trace._position_of(s) in pos for s in inv.spans)
         ]
         ids = {id(inv) for inv in chosen}
         return [inv for inv in chosen if not _has_ancestor_in(inv, ids)]

@@ -15,10 +15,10 @@ import ast
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from .._dialects._base import loads_json, shallow_json
-from .._loaders.redact import shown
+from .._common.jsonvalue import loads_json, shallow_json
+from .._common.redact import shown
+from .._common.text import short
 from .._model.span import Span
-from .._render import short
 from .matching import as_text, contains_text, values_equal
 from .nesting import NOTE, span_owners
 from .selection import SelectionBase
@@ -207,7 +207,7 @@ class IOChecks(SelectionBase):
         for _, _, span in matched:
             if span is None or not trace.contains(span):
                 return ""
-            owner = owners[trace.position(span)]
+            owner = owners[trace._position_of(span)]
             if owner is None or id(owner) in ids:
                 return ""
             agents.append(owner)

@@ -14,7 +14,7 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from .._loaders.redact import redact_text, secret_key, shown
+from .._common.redact import redact_text, secret_key, shown
 from .._model.values import has_own_eq
 from .._reconstruct.arguments import parse_arguments
 from .redacted import Redacted

@@ -58,7 +58,7 @@ def span_owners(trace: Trace) -> list[AgentInvocation | None]:
     while stack:
         span, owner = stack.pop()
         owner = agent_of.get(id(span), owner)
-        found[trace.position(span)] = owner
+        found[trace._position_of(span)] = owner
         stack.extend((child, owner) for child in reversed(trace.children(span)))
     _OWNERS[trace] = found
     return found

@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from .._common.text import short
 from .._model.records import AgentInvocation, Handoff, ToolExecution
-from .._render import short
 from .nesting import split_agents, split_records
 from .selection import SelectionBase
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._loaders.redact import redact_text
+from .._common.redact import redact_text
 
 __all__ = ["Redacted"]
 

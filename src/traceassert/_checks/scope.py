@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .._loaders.redact import shown
-from .._render import short
+from .._common.redact import shown
+from .._common.text import short
 from .io import IOChecks
 from .matching import contains_text
 
@@ -39,7 +39,7 @@ class ScopeChecks(IOChecks):
         key = f"scope.{scope_name}"
         trace = self.trace
         selected = self._position_set()
-        positions = trace.attribute_index().get(key, [])
+        positions = trace._attribute_positions().get(key, [])
         if selected is not None:
             positions = [i for i in positions if i in selected]
         spans = trace.spans

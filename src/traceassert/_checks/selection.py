@@ -8,9 +8,9 @@ from os import PathLike
 from typing import TYPE_CHECKING, Any, Literal
 
 from .._capture import Capture
+from .._common.gcpause import gc_paused
+from .._common.redact import redact_text, redacting, shown
 from .._errors import TraceAssertionError, TraceCaptureError
-from .._loaders.redact import redact_text, redacting, shown
-from .._model.gcpause import gc_paused
 from .._model.records import AgentInvocation, ModelCall, ToolExecution
 from .._model.span import Span
 from .._render import describe_tool, render_lines
@@ -266,7 +266,7 @@ class SelectionBase:
         for rec in records:
             spans = getattr(rec, "spans", None) or (rec.span,)
             for s in spans:
-                if s is not None and trace.contains(s) and trace.position(s) in pos:
+                if s is not None and trace.contains(s) and trace._position_of(s) in pos:
                     out.append(rec)
                     break
         return out
@@ -277,8 +277,8 @@ class SelectionBase:
         for root in roots:
             if not trace.contains(root):
                 continue
-            pos.add(trace.position(root))
-            pos.update(trace.position(s) for s in trace.descendants(root))
+            pos.add(trace._position_of(root))
+            pos.update(trace._position_of(s) for s in trace.descendants(root))
         return tuple(sorted(pos))
 
     # -- failing -------------------------------------------------------------------------------------

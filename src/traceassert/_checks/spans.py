@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from .._loaders.redact import shown
+from .._common.redact import shown
+from .._common.text import short
 from .._model.span import Span
-from .._render import short
 from .matching import values_equal
 from .selection import SelectionBase
 
@@ -80,16 +80,16 @@ class SpanChecks(SelectionBase):
         # criteria the indexes answered whole, not checked again span by span
         attribute_done = event_done = by_event = False
         if attribute:
-            index = trace.attribute_index()
+            index = trace._attribute_positions()
             keys = sorted(attribute, key=lambda key: len(index.get(key, ())))
             first = keys[0]
             candidates = index.get(first, ())
             expected_first = attribute[first]
             if expected_first is not None:
                 by_value = (
-                    trace.value_index(first, expected_first)
+                    trace._value_positions(first, expected_first)
                     if ev is None
-                    else trace.value_index_with_event(first, expected_first, ev[0])
+                    else trace._value_positions_with_event(first, expected_first, ev[0])
                 )
                 if by_value is not None:
                     candidates = by_value
@@ -103,12 +103,12 @@ class SpanChecks(SelectionBase):
             # the spans with an event of that name (event index); its attributes are checked below.
             # ``filter`` with a set's ``__contains__`` keeps the position order, at C speed
             if attribute:
-                if not by_event:  # else ``value_index_with_event`` narrowed them already
-                    candidates = list(filter(trace.event_positions(ev[0]).__contains__, candidates))
+                if not by_event:  # else ``_value_positions_with_event`` narrowed them already
+                    candidates = list(filter(trace._event_set(ev[0]).__contains__, candidates))
             elif selected is not None:
-                candidates = list(filter(selected.__contains__, trace.event_index().get(ev[0], ())))
+                candidates = list(filter(selected.__contains__, trace._event_lists().get(ev[0], ())))
             else:
-                candidates = trace.event_index().get(ev[0], ())
+                candidates = trace._event_lists().get(ev[0], ())
             event_done = not ev[1]
         if (attribute_done or not attribute) and (event_done or ev is None) and predicate is None:
             if selected is None:
@@ -242,7 +242,7 @@ class SpanChecks(SelectionBase):
         selected = self._position_set()
         lines = []
         for key in attribute:
-            positions = trace.attribute_index().get(key, [])
+            positions = trace._attribute_positions().get(key, [])
             if selected is not None:
                 positions = [i for i in positions if i in selected]
             values = sorted({short(shown(trace.spans[i].attributes[key], key), 40) for i in positions[:200]})

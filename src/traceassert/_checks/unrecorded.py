@@ -12,12 +12,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from .._common.text import short
 from .._dialects import DIALECTS
 from .._dialects import scope_hints as _scope_hints
 from .._dialects._base import Fact, NotRecorded
 from .._model.records import AgentInvocation, ModelCall, ToolExecution
 from .._model.span import Span
-from .._render import short
 from .._trace import Trace
 
 __all__ = ["agent_io_hint", "failed_result_hint", "gap", "io_hint"]

@@ -23,6 +23,7 @@ from pathlib import Path
 from .._errors import TraceWriteError
 
 __all__ = [
+    "DEFAULT_MAX_BYTES",
     "UnsafeOutputError",
     "check_output",
     "check_output_dir",
@@ -30,6 +31,9 @@ __all__ = [
     "special_kind",
     "write_atomic",
 ]
+
+#: Largest (decompressed) file read unless the caller says otherwise: 1 GiB.
+DEFAULT_MAX_BYTES = 1 << 30
 
 _KINDS = (
     (stat.S_ISLNK, "a symbolic link"),

@@ -25,12 +25,13 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import json
 import re
 import sys
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-__all__ = ["safe_json", "safe_line", "safe_streams", "safe_text"]
+__all__ = ["cut_text", "safe_json", "safe_line", "safe_streams", "safe_text", "short"]
 
 #: DEL and the C1 controls, lone surrogates, U+2028/U+2029, the bidi embeddings, overrides and isolates
 _BEYOND_C0 = "\x7f-\x9f\ud800-\udfff\u2028\u2029\u202a-\u202e\u2066-\u2069"
@@ -123,3 +124,25 @@ def safe_streams() -> Iterator[None]:
         for stream, before in changed:
             with contextlib.suppress(Exception):
                 stream.reconfigure(errors=before or "strict")
+
+
+def short(value: Any, limit: int = 120) -> str:
+    """A one-line representation of ``value``, cut to ``limit`` characters."""
+    if isinstance(value, str):
+        text = repr(value)
+    else:
+        try:
+            text = json.dumps(value, ensure_ascii=False, sort_keys=False, default=str)
+        except (TypeError, ValueError):
+            text = repr(value)
+    text = text.replace("\n", "\\n")
+    if len(text) > limit:
+        text = text[: max(1, limit - 1)] + "…"
+    return text
+
+
+def cut_text(text: str, limit: int) -> str:
+    """Free text (an error message) on one line, cut to ``limit`` characters (callers give errors
+    twice the room of a value, as for an argument list)."""
+    text = text.replace("\n", "\\n")
+    return text if len(text) <= limit else text[: max(1, limit - 1)] + "…"

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .._checks.matching import as_text
-from .._render import short
+from .._common.text import short
 from .comparers import Comparer, exact, make_comparer
 from .judge import Judge
 from .templates import JUDGE_TEMPLATES

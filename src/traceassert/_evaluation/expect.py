@@ -15,9 +15,9 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from .._checks.selection import SOFT_COLLECTOR
+from .._common.redact import shown
+from .._common.text import short
 from .._errors import TraceAssertionError
-from .._loaders.redact import shown
-from .._render import short
 from .distances import EDIT_METRICS, VECTOR_METRICS, edit_distance, vector_distance
 from .results import record_score
 

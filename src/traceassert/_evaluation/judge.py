@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .._checks.matching import as_text
-from .._render import short
+from .._common.text import short
 from .results import record_score
 
 __all__ = ["Judge", "JudgeAssertion", "JudgeError", "Verdict"]

@@ -337,7 +337,7 @@ def write_report(
     is written whole or not at all, only over a regular file or a new path (else ``TraceWriteError``).
     """
     from .._common.files import write_atomic
-    from .._loaders.redact import redact_value
+    from .._common.redact import redact_value
 
     patterns: Iterable[str] = () if redact is True or redact is False else list(redact)
     records = [jsonable({"type": "test", **t}) for t in tests]

@@ -18,9 +18,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from .._common.redact import REDACTED, is_secret_key
 from .._errors import TraceLoadError
 from .._loaders.read import GZIP_MAGIC, expand_paths, is_trace_name, read_bytes, read_stream
-from .._loaders.redact import REDACTED, is_secret_key
 
 __all__ = [
     "DEFAULT_SPLIT_BYTES",

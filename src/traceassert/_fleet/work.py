@@ -10,9 +10,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from .._common.redact import redact_text, set_redacting
 from .._errors import TraceAssertWarning, TraceLoadError
 from .._loaders import DEFAULT_MAX_BYTES, Loss, parse_spans
-from .._loaders.redact import redact_text, set_redacting
 from .._model.span import Span
 from .policy import Policy, PolicyError
 from .results import ERROR, FAILED, PASSED, Outcome, TraceResult

@@ -41,7 +41,7 @@ class GoldenChecks(SelectionBase):
         ``--traceassert-record``, hash included).
         """
         __tracebackhide__ = True
-        from .._loaders import load_trace
+        from .._trace import load_trace
 
         check = f"matches_golden({os.fspath(path)!r})"
         ignored = tuple(ignore)

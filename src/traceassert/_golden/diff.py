@@ -18,9 +18,9 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from .._common.gcpause import gc_paused
+from .._common.redact import REDACTED, redact_value, redacting, secret_key, shown
 from .._loaders.jsontext import json_text
-from .._loaders.redact import REDACTED, redact_value, redacting, secret_key, shown
-from .._model.gcpause import gc_paused
 from .align import align
 
 if TYPE_CHECKING:

@@ -25,7 +25,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .._loaders.redact import redact_text, redact_value
+from .._common.redact import redact_text, redact_value
 from .generate_facts import AgentFacts, TraceFacts, trace_facts
 from .literal import Unwritable, expected, literal
 

@@ -26,7 +26,7 @@ from .._checks.invocations import InvocationChecks
 from .._checks.invocations_args import error_text
 from .._checks.tools import ToolCallChecks
 from .._checks.turns import TurnChecks
-from .._loaders.redact import REDACTED, redact_spans, redact_text
+from .._common.redact import REDACTED, redact_spans, redact_text
 
 if TYPE_CHECKING:
     from .._model.records import AgentInvocation, Handoff, ToolExecution

@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .._checks.redacted import Redacted
-from .._loaders.redact import REDACTED
+from .._common.redact import REDACTED
 
 __all__ = ["MAX_DEPTH", "Unwritable", "expected", "literal"]
 

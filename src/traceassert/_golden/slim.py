@@ -259,7 +259,7 @@ def slim_trace(
 ) -> SlimResult:
     """The slim golden form of ``trace`` (see the module docstring). ``keep`` names attribute keys to
     keep whatever they do (``gen_ai.request.temperature``; indexed keys by their ``.N`` form)."""
-    from .._loaders.redact import redact_spans
+    from .._common.redact import redact_spans
     from .._trace import Trace as TraceClass
 
     keep = tuple(keep)

@@ -18,20 +18,16 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
-from .._errors import TraceAssertWarning, TraceLoadError
-from .._model.gcpause import gc_paused
+from .._common.gcpause import gc_paused
+from .._common.redact import REDACTED, is_secret_key, redact_spans
+from .._errors import TraceLoadError
 from .._model.span import Span
 from .common import Context
 from .detect import ALIASES, FORMATS, canonical_format, convert_text
 from .dump import dump_trace, to_otlp_json
 from .read import DEFAULT_MAX_BYTES, Loss, expand_paths, read_bytes
-from .redact import REDACTED, is_secret_key, redact_spans
 from .split import Buffer
-
-if TYPE_CHECKING:
-    from .._trace import Trace
 
 __all__ = [
     "ALIASES",
@@ -44,7 +40,6 @@ __all__ = [
     "dump_trace",
     "is_secret_key",
     "load_spans",
-    "load_trace",
     "parse_spans",
     "redact_spans",
     "to_otlp_json",
@@ -67,33 +62,6 @@ class LoadResult:
         """The warnings that say data was lost or replaced (``Loss``): a record cut off, a gzip stream
         that ends early, a corrupted line, invalid bytes. Empty when every file was read whole."""
         return [w for w in self.warnings if isinstance(w, Loss)]
-
-
-def load_trace(
-    path_or_paths: PathArg | Iterable[PathArg],
-    *,
-    format: str | None = None,
-    max_bytes: int | None = DEFAULT_MAX_BYTES,
-) -> Trace:
-    """Load a file, several files, or a directory of trace files into one ``Trace``.
-
-    ``format`` (one of ``FORMATS`` or ``ALIASES``) skips auto-detection. ``max_bytes`` caps the size of
-    each file after decompression (None: no cap). Raises ``TraceLoadError`` for unreadable input, and
-    for a file without spans (``no spans in FILE``: empty, or cut off before its first span); what
-    was repaired (a file cut off, invalid UTF-8) is in ``Trace.warnings`` and is also issued as a
-    ``TraceAssertWarning``: such a file was read only in part, and the trace may miss spans (the
-    warnings that say so are ``Loss`` strings, listed by ``load_spans(...).partial``).
-    """
-    import warnings
-
-    from .._trace import Trace
-
-    result = load_spans(path_or_paths, format=format, max_bytes=max_bytes)
-    for note in result.warnings:
-        warnings.warn(note, TraceAssertWarning, stacklevel=2)
-    paths = list(result.formats)
-    source = paths[0] if len(paths) == 1 else f"{len(paths)} files"
-    return Trace(result.spans, warnings=result.warnings, source=source)  # Trace pauses the collector itself
 
 
 def load_spans(

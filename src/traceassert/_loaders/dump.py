@@ -129,12 +129,12 @@ def dump_trace(
 
     Secrets are redacted by default (``"[REDACTED]"``: values under secret-looking keys such as
     authorization, api keys, tokens, passwords, secrets, cookies, and secret-looking values anywhere;
-    see ``traceassert._loaders.redact``); ``redact=False`` writes every value as it is, and an iterable
+    see ``traceassert._common.redact``); ``redact=False`` writes every value as it is, and an iterable
     of regular expressions redacts the keys they match as well. Only a regular file or a new path is
     written, under a temporary name then renamed, so readers never see half of it: a symbolic link,
     directory, FIFO or device node at ``path`` is a ``TraceWriteError``. ``OSError`` propagates.
     """
-    from .redact import redact_spans
+    from .._common.redact import redact_spans
 
     target = Path(path)
     check_output(target, what="a trace")  # before the work: a bad target is refused at once

@@ -9,6 +9,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import BinaryIO
 
+from .._common.files import DEFAULT_MAX_BYTES
 from .._errors import TraceLoadError
 
 __all__ = [
@@ -22,9 +23,6 @@ __all__ = [
     "read_bytes",
     "read_stream",
 ]
-
-#: Largest (decompressed) file read unless the caller says otherwise: 1 GiB.
-DEFAULT_MAX_BYTES = 1 << 30
 
 #: Files a directory contributes (also gzip-compressed: ``.json.gz`` and so on).
 TRACE_SUFFIXES = (".json", ".jsonl", ".ndjson")

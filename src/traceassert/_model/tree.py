@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
-from .gcpause import gc_paused
+from .._common.gcpause import gc_paused
 from .span import Span, spans_from
 from .values import has_own_eq
 
@@ -224,7 +224,7 @@ class SpanTree:
             yield p
             p = self.parent(p)
 
-    def position(self, span: Span) -> int:
+    def _position_of(self, span: Span) -> int:
         """The index of ``span`` in ``spans`` (start order)."""
         return self._pos[id(self._own(span))]
 
@@ -237,9 +237,9 @@ class SpanTree:
         """Spans that had not ended when the trace was read."""
         return tuple(s for s in self.spans if s.end_ns is None)
 
-    def attribute_index(self) -> Mapping[str, list[int]]:
+    def _attribute_positions(self) -> Mapping[str, list[int]]:
         """Attribute key -> positions of the spans that carry it (built once, on first use; the value
-        index of ``value_index`` is built per key, when a value of that key is first looked up)."""
+        index of ``_value_positions`` is built per key, when a value of that key is first looked up)."""
         index = self._attr_index
         if index is None:
             index = {}
@@ -283,7 +283,7 @@ class SpanTree:
         result = self._value_index[key] = table if indexable else None
         return result
 
-    def event_index(self) -> Mapping[str, list[int]]:
+    def _event_lists(self) -> Mapping[str, list[int]]:
         """Event name -> positions of the spans with at least one event of that name (built once, on
         first use)."""
         if self._event_index is None:
@@ -301,29 +301,29 @@ class SpanTree:
             self._event_index = index
         return self._event_index
 
-    def event_positions(self, name: str) -> frozenset[int]:
-        """The positions of ``event_index()[name]`` as a set (built once per name)."""
+    def _event_set(self, name: str) -> frozenset[int]:
+        """The positions of ``_event_lists()[name]`` as a set (built once per name)."""
         found = self._event_sets.get(name)
         if found is None:
-            found = self._event_sets[name] = frozenset(self.event_index().get(name, ()))
+            found = self._event_sets[name] = frozenset(self._event_lists().get(name, ()))
         return found
 
-    def value_index_with_event(self, key: str, value: Any, event: str) -> list[int] | None:
-        """``value_index(key, value)`` narrowed to the spans with an event named ``event``; kept for the
+    def _value_positions_with_event(self, key: str, value: Any, event: str) -> list[int] | None:
+        """``_value_positions(key, value)`` narrowed to the spans with an event named ``event``; kept for the
         next call with the same arguments (a check repeated on one trace). Do not modify the list."""
-        found = self.value_index(key, value)
+        found = self._value_positions(key, value)
         if found is None:
             return None
         query = (key, type(value), tuple(value) if isinstance(value, list) else value, event)
         narrowed = self._event_queries.get(query)
         if narrowed is None:
-            narrowed = list(filter(self.event_positions(event).__contains__, found))  # in position order
+            narrowed = list(filter(self._event_set(event).__contains__, found))  # in position order
             if len(self._event_queries) >= 64:
                 self._event_queries.clear()
             self._event_queries[query] = narrowed
         return narrowed
 
-    def value_index(self, key: str, value: Any) -> list[int] | None:
+    def _value_positions(self, key: str, value: Any) -> list[int] | None:
         """Positions of the spans whose attribute ``key`` equals ``value``; None when the index cannot
         answer (an unhashable value or a matcher object, a float or bool, or a key with long or
         unhashable values): the caller scans."""
@@ -335,7 +335,7 @@ class SpanTree:
             hash(value)
         except TypeError:
             return None
-        positions = self.attribute_index().get(key)
+        positions = self._attribute_positions().get(key)
         if positions is None:
             return []
         table = self._value_table(key, positions)

@@ -6,7 +6,7 @@ import ast
 from collections.abc import Mapping
 from typing import Any
 
-from .._dialects._base import loads_json, shallow_json
+from .._common.jsonvalue import loads_json, shallow_json
 
 __all__ = ["SCALAR_KEY", "parse_arguments", "thaw"]
 

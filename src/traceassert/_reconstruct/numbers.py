@@ -12,8 +12,8 @@ import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
+from .._common.jsonvalue import NON_FINITE
 from .._dialects import Operation, classify, classify_spans, scope_hints
-from .._dialects._base import NON_FINITE
 from .._model.span import Span
 from .._model.tree import SpanTree
 

@@ -31,7 +31,7 @@ def order_failed_first(sections: Sequence[Mapping[str, Any]]) -> list[Mapping[st
 def _redacted(value: Any, redact: bool | Iterable[str]) -> Any:
     if redact is False:
         return value
-    from .._loaders.redact import redact_value
+    from .._common.redact import redact_value
 
     patterns = () if redact is True else list(redact)
     return redact_value(value, patterns)

@@ -16,9 +16,9 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from .._loaders.redact import redact_spans, redact_value
+from .._common.redact import redact_spans, redact_value
+from .._common.text import short
 from .._model.span import Span
-from .._render import short
 
 __all__ = ["FULL_LIMIT", "Values", "patterns_of"]
 

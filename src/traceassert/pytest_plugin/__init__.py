@@ -84,7 +84,7 @@ def pytest_configure(config: pytest.Config) -> None:
     if config.getoption("--traceassert-no-redact", False):
         if config.getoption("--traceassert-redact", None):
             raise pytest.UsageError("--traceassert-no-redact and --traceassert-redact contradict each other")
-        from .._loaders.redact import set_redacting
+        from .._common.redact import set_redacting
 
         old = set_redacting(False)
 
@@ -95,7 +95,7 @@ def pytest_configure(config: pytest.Config) -> None:
     extra = redaction(config)
     if isinstance(extra, list):
         # failure messages, trees and difference lines (matches_golden) redact the extra patterns too
-        from .._loaders.redact import EXTRA_PATTERNS
+        from .._common.redact import EXTRA_PATTERNS
 
         was_patterns = EXTRA_PATTERNS.get()
         EXTRA_PATTERNS.set(tuple(extra))

@@ -26,10 +26,12 @@ import json
 import re
 from collections.abc import Iterable, Mapping
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .._model.span import Span
 from .scrub import REDACTED, TextScrubber, is_secret_key
+
+if TYPE_CHECKING:
+    from .._model.span import Span
 
 __all__ = [
     "EXTRA_PATTERNS",

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from .._common.text import safe_line
+from .text import safe_line
 
 __all__ = ["Text", "TreeLine"]
 
