@@ -248,7 +248,7 @@ def case_checks(n_spans: int, summary: Summary) -> None:
     _ = trace.agents
     recon_s = time.perf_counter() - start
     start = time.perf_counter()
-    trace.attribute_index()
+    trace._attribute_positions()
     attr_index_s = time.perf_counter() - start
     build_s = index_s + recon_s + attr_index_s
     build_cpu = time.process_time() - cpu0

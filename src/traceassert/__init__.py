@@ -10,7 +10,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ._asserter import TraceAsserter, assert_trace, soft
+    from ._asserter import AgentSelection, ToolSelection, TraceAsserter, assert_trace, soft
     from ._capture import Capture, capture, scope
     from ._checks.redacted import Redacted
     from ._errors import (
@@ -85,6 +85,8 @@ _EXPORTS: dict[str, str] = {
     "Trace": "._trace",
     "TraceAssertWarning": "._errors",
     "TraceAsserter": "._asserter",
+    "ToolSelection": "._asserter",
+    "AgentSelection": "._asserter",
     "TraceAssertionError": "._errors",
     "TraceCaptureError": "._errors",
     "TraceLoadError": "._errors",
@@ -111,6 +113,7 @@ _EXPORTS: dict[str, str] = {
 __all__ = [
     "FORMATS",
     "AgentInvocation",
+    "AgentSelection",
     "BehaviourDiff",
     "Capture",
     "Conversation",
@@ -137,6 +140,7 @@ __all__ = [
     "Status",
     "ToolExecution",
     "ToolRequest",
+    "ToolSelection",
     "Trace",
     "TraceAssertWarning",
     "TraceAsserter",

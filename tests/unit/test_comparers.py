@@ -7,9 +7,6 @@ from typing import Any
 
 import pytest
 from dirty_equals import IsStr
-
-import traceassert as ta
-from tests.unit.spanbuilder import SpanBuilder
 from traceassert._evaluation.comparers import (
     casefold,
     exact,
@@ -18,6 +15,9 @@ from traceassert._evaluation.comparers import (
     normalized,
     similarity,
 )
+
+import traceassert as ta
+from tests.unit.spanbuilder import SpanBuilder
 
 
 def _messages(role: str, text: str) -> str:
@@ -44,7 +44,7 @@ def test_exact_is_the_default(trace: ta.Trace) -> None:
     a.has_output("It is  Sunny, 21°C in Paris!")
     with pytest.raises(ta.TraceAssertionError, match="expected an output equal to 'it is sunny"):
         a.has_output("it is sunny, 21°c in paris!")
-    assert a.with_comparer("exact")._comparer is None
+    assert a.with_comparer("exact")._state.comparer is None
 
 
 def test_with_comparer_returns_a_new_asserter(trace: ta.Trace) -> None:

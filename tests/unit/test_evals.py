@@ -9,10 +9,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-import traceassert as ta
-from instrumentation import pydantic_ai as stack
-from tests.unit.spanbuilder import SpanBuilder
 from traceassert._evaluation.evals import (
     EvalResult,
     Fact,
@@ -24,6 +20,10 @@ from traceassert._evaluation.evals import (
 from traceassert._evaluation.facts import collect_facts
 from traceassert._evaluation.judge import Judge, JudgeError
 from traceassert._evaluation.results import recorded_scores
+
+import traceassert as ta
+from instrumentation import pydantic_ai as stack
+from tests.unit.spanbuilder import SpanBuilder
 
 FINAL = stack.EXPECTED.final_output
 
@@ -61,24 +61,24 @@ class LabelLLM:
 
 
 def test_facts_of_the_real_scenario(a: ta.TraceAsserter) -> None:
-    [trace_fact] = collect_facts(a, "traces")
+    [trace_fact] = collect_facts(a._state, "traces")
     assert trace_fact.output == FINAL
     assert "What is the weather in Paris" in trace_fact.text("input")
     assert any("get_weather" in line for line in trace_fact.context)
-    turns = collect_facts(a, "agentic_turns")
+    turns = collect_facts(a._state, "agentic_turns")
     assert [f.name for f in turns] == ["agent orchestrator #1"]  # nested helper is inside the turn
-    assert [f.output for f in collect_facts(a.called_agent("helper"), "agentic_turns")] == [
+    assert [f.output for f in collect_facts(a.called_agent("helper")._state, "agentic_turns")] == [
         "Wear a light jacket."
     ]
-    assert len(collect_facts(a, "agentic_sessions")) == 1
-    inferences = collect_facts(a, "inferences")
+    assert len(collect_facts(a._state, "agentic_sessions")) == 1
+    inferences = collect_facts(a._state, "inferences")
     assert len(inferences) == stack.EXPECTED.model_calls and inferences[-1].output == FINAL
-    tools = collect_facts(a, "tools")
+    tools = collect_facts(a._state, "tools")
     assert [f.input for f in tools] == [dict(x) for x in stack.EXPECTED.tool_arguments]
-    [tool_trace] = collect_facts(a.called_tool("get_weather"), "traces")
+    [tool_trace] = collect_facts(a.called_tool("get_weather")._state, "traces")
     assert tool_trace.input == {"city": "Paris"} and "Sunny" in tool_trace.output
     with pytest.raises(ValueError, match="unknown fact_name 'spans'"):
-        collect_facts(a, "spans")
+        collect_facts(a._state, "spans")
 
 
 def test_facts_without_agents_and_across_traces() -> None:
@@ -102,10 +102,10 @@ def test_facts_without_agents_and_across_traces() -> None:
         },
     )
     asserter = ta.TraceAsserter(ta.Trace(b1.spans + b2.spans))
-    facts = collect_facts(asserter, "traces")
+    facts = collect_facts(asserter._state, "traces")
     assert [(f.name, f.output) for f in facts] == [("trace 11111111", "first"), ("trace 22222222", "second")]
     assert facts[0].context and "tool t" in facts[0].context[0]
-    assert collect_facts(asserter, "agentic_turns") == []
+    assert collect_facts(asserter._state, "agentic_turns") == []
     assert (
         Fact("traces", "x").text() == "" and Fact("traces", "x", input={"a": 1}).text("input") == '{"a": 1}'
     )
@@ -168,7 +168,7 @@ def test_json_validity(a: ta.TraceAsserter) -> None:
 
 def test_with_evaluation_options_and_new_asserters(a: ta.TraceAsserter) -> None:
     configured = a.with_evaluation("builtin", {"keywords": ["jacket"]})
-    assert configured is not a and a._evaluation is None
+    assert configured is not a and a._state.evaluation is None
     configured.check_eval("keyword_presence", "present")
     configured.check_eval("keyword_presence", "absent", eval_options={"keywords": ["snow"]})  # per call wins
     # the evaluation survives narrowing

@@ -10,7 +10,7 @@ import pytest
 import traceassert as ta
 from tests.unit._invocations import fails, on
 from tests.unit._scenarios import Spans, cancelled, trace_of
-from traceassert._checks.invocations_outcome import causes_from_stacktrace, error_type_matches
+from traceassert._checks.invocation.outcome import causes_from_stacktrace, error_type_matches
 
 pytest.importorskip("pydantic_ai")
 

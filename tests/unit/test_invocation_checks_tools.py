@@ -13,6 +13,7 @@ from dirty_equals import IsPartialDict, IsStr
 import traceassert as ta
 from tests.unit._invocations import fails, on
 from tests.unit._scenarios import Spans, trace_of
+from traceassert._checks.invocation.gate import is_marked
 
 pytest.importorskip("pydantic_ai")
 
@@ -414,7 +415,7 @@ def test_each_check_marks_what_it_matched() -> None:
         trace = trace_of("repeated")
         setup(ta.TraceAsserter(trace))
         a = ta.TraceAsserter(trace)
-        return [t.arguments["city"] for t in a.tool_executions() if not a._inv_is_marked(t)]
+        return [t.arguments["city"] for t in a.tool_executions() if not is_marked(a._state, t)]
 
     assert unchecked(lambda a: a.has_tool_executed_with("get_weather", {"city": "Paris"})) == ["London"]
     assert unchecked(lambda a: a.has_tools_executed_in_order(("get_weather", {"city": "London"}))) == [

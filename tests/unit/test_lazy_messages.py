@@ -11,7 +11,8 @@ import pytest
 
 import traceassert as ta
 from traceassert import _render
-from traceassert._checks import invocations_base, selection
+from traceassert._checks import fail
+from traceassert._checks.invocation import records
 from traceassert._checks.messages import MAX_BYTES, MAX_LINES
 
 from .spanbuilder import SpanBuilder
@@ -40,7 +41,7 @@ def described(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
         calls[0] += 1
         return real(*args, **kwargs)
 
-    for module in (_render, selection, invocations_base):
+    for module in (_render, fail, records):
         monkeypatch.setattr(module, "describe_tool", counting)
 
     def no_whole_tree(*args: Any, **kwargs: Any) -> str:

@@ -14,7 +14,7 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from .._checks.selection import SOFT_COLLECTOR
+from .._checks.fail import SOFT_COLLECTOR
 from .._common.redact import shown
 from .._common.text import short
 from .._errors import TraceAssertionError

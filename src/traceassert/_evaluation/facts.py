@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from .._checks.selection import SelectionBase
+from .._checks.selection import Selection
 from .._model.records import AgentInvocation, ModelCall, Retrieval, ToolExecution
 from .._model.span import Span
 from .._render import describe_tool
@@ -28,7 +28,7 @@ __all__ = ["FACT_NAMES", "collect_facts"]
 FACT_NAMES: tuple[str, ...] = ("traces", "agentic_sessions", "agentic_turns", "inferences", "tools")
 
 
-def collect_facts(sel: SelectionBase, fact_name: str) -> list[Fact]:
+def collect_facts(sel: Selection, fact_name: str) -> list[Fact]:
     """The facts of kind ``fact_name`` in the asserter's selection, in start order."""
     if fact_name not in FACT_NAMES:
         raise ValueError(f"unknown fact_name {fact_name!r}; use one of {', '.join(FACT_NAMES)}")
@@ -56,9 +56,9 @@ def collect_facts(sel: SelectionBase, fact_name: str) -> list[Fact]:
     return _trace_facts(sel, trace, agents)
 
 
-def _outermost(sel: SelectionBase) -> list[AgentInvocation]:
-    if sel._agents is not None:
-        chosen = list(sel._agents)
+def _outermost(sel: Selection) -> list[AgentInvocation]:
+    if sel.agents is not None:
+        chosen = list(sel.agents)
     else:
         chosen = [a for a in sel.selected_agents() if not a.implicit]
     ids = {id(a) for a in chosen}
@@ -112,10 +112,10 @@ def _inference(trace: Trace, i: int, call: ModelCall) -> Fact:
     return Fact("inferences", f"model call #{i} ({label})", op.input if op is not None else None, call.output)
 
 
-def _trace_facts(sel: SelectionBase, trace: Trace, agents: list[AgentInvocation]) -> list[Fact]:
+def _trace_facts(sel: Selection, trace: Trace, agents: list[AgentInvocation]) -> list[Fact]:
     spans = sel.selected_spans()
     order = list(dict.fromkeys(s.trace_id for s in spans))
-    if sel._kind == "tools":
+    if sel.kind == "tools":
         order = list(dict.fromkeys(t.span.trace_id for t in sel.selected_tools() if t.span is not None))
     facts = []
     for tid in order:
@@ -124,7 +124,7 @@ def _trace_facts(sel: SelectionBase, trace: Trace, agents: list[AgentInvocation]
         if in_trace:
             facts.append(_agent_group("traces", name, trace, in_trace))
             continue
-        if sel._kind == "tools":
+        if sel.kind == "tools":
             tools = [t for t in sel.selected_tools() if t.span is not None and t.span.trace_id == tid]
             facts.append(Fact("traces", name, tools[0].arguments, tools[-1].result, _context(tools)))
             continue
@@ -132,7 +132,7 @@ def _trace_facts(sel: SelectionBase, trace: Trace, agents: list[AgentInvocation]
     return facts
 
 
-def _span_fact(trace: Trace, name: str, spans: list[Span], sel: SelectionBase) -> Fact:
+def _span_fact(trace: Trace, name: str, spans: list[Span], sel: Selection) -> Fact:
     with_input: list[tuple[Span, Any]] = []
     with_output: list[tuple[Span, Any]] = []
     for s in spans:
@@ -149,5 +149,5 @@ def _span_fact(trace: Trace, name: str, spans: list[Span], sel: SelectionBase) -
     if with_output:
         out = max(with_output, key=lambda pair: (pair[0].end_ns or 0, -pair[0].start_ns))[1]
     ids = {id(s) for s in spans}
-    records: list[ToolExecution | Retrieval] = [*sel.selected_tools(), *sel._in_selection(trace.retrievals)]
+    records: list[ToolExecution | Retrieval] = [*sel.selected_tools(), *sel.in_selection(trace.retrievals)]
     return Fact("traces", name, inp, out, _context(r for r in records if id(r.span) in ids))

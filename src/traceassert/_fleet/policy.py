@@ -193,6 +193,7 @@ class BuiltinChecks:
 
     def __call__(self, asserter: TraceAsserter) -> None:
         from .._asserter import soft
+        from .._checks.fail import fail
         from .._render import describe_tool
 
         with soft():
@@ -203,7 +204,8 @@ class BuiltinChecks:
                 failed = [t for t in asserter.trace.tool_executions if t.failed]
                 if failed:
                     listing = "\n".join(f"  - {describe_tool(t)}" for t in failed)
-                    asserter._fail(
+                    fail(
+                        asserter._state,
                         "--no-failed-tools",
                         f"expected no failed tool execution, found {len(failed)}",
                         details=listing,

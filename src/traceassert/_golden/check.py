@@ -4,76 +4,73 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
 
-from .._checks.selection import SelectionBase
+from .._checks.fail import fail
+from .._checks.selection import Selection
 from .._errors import TraceLoadError
 from .diff import behaviour_diff
 
-if TYPE_CHECKING:
-    from typing_extensions import Self
-
-__all__ = ["GoldenChecks"]
+__all__ = ["matches_golden"]
 
 
-class GoldenChecks(SelectionBase):
-    __slots__ = ()
+def matches_golden(
+    sel: Selection,
+    path: str | os.PathLike[str],
+    *,
+    ignore: Iterable[str] = ("durations",),
+    token_tolerance: float | None = 0.2,
+    messages: bool = False,
+    message: str | None = None,
+) -> Selection:
+    """Fail when the whole trace behaves differently from the golden trace at ``path``.
 
-    def matches_golden(
-        self,
-        path: str | os.PathLike[str],
-        *,
-        ignore: Iterable[str] = ("durations",),
-        token_tolerance: float | None = 0.2,
-        messages: bool = False,
-        message: str | None = None,
-    ) -> Self:
-        """Fail when the whole trace behaves differently from the golden trace at ``path``.
+    Compared: agents and their nesting, tool calls with their order, arguments and results, failures,
+    handoffs, models and model-call counts per agent, and tokens per agent within ``token_tolerance``
+    (0.2: 20%; None: any change is listed but never fails). ``ignore`` leaves aspects out
+    (``"arguments"``, ``"results"``, ``"failures"``, ``"handoffs"``, ``"models"``, ``"tokens"``,
+    ``"durations"``); ``messages=True`` compares each agent's output text too. The failure lists
+    every difference, the way ``traceassert diff GOLDEN NEW`` prints them. Write a golden trace with
+    ``traceassert slim`` or ``pytest --traceassert-record DIR``; ``path`` may be that ``DIR``: in a
+    pytest test, the golden recorded there for this very test is read (the name rule of
+    ``--traceassert-record``, hash included).
+    """
+    __tracebackhide__ = True
+    from .._trace import load_trace
 
-        Compared: agents and their nesting, tool calls with their order, arguments and results, failures,
-        handoffs, models and model-call counts per agent, and tokens per agent within ``token_tolerance``
-        (0.2: 20%; None: any change is listed but never fails). ``ignore`` leaves aspects out
-        (``"arguments"``, ``"results"``, ``"failures"``, ``"handoffs"``, ``"models"``, ``"tokens"``,
-        ``"durations"``); ``messages=True`` compares each agent's output text too. The failure lists
-        every difference, the way ``traceassert diff GOLDEN NEW`` prints them. Write a golden trace with
-        ``traceassert slim`` or ``pytest --traceassert-record DIR``; ``path`` may be that ``DIR``: in a
-        pytest test, the golden recorded there for this very test is read (the name rule of
-        ``--traceassert-record``, hash included).
-        """
-        __tracebackhide__ = True
-        from .._trace import load_trace
-
-        check = f"matches_golden({os.fspath(path)!r})"
-        ignored = tuple(ignore)
-        path = self._golden_file(path)
-        try:
-            golden = load_trace(path)
-        except TraceLoadError as exc:
-            self._fail(
-                check,
-                f"cannot read the golden trace: {exc}",
-                message=message,
-                details="write one with `traceassert slim RUN.json GOLDEN.json`, or run pytest with "
-                "--traceassert-record DIR to record the goldens of the passing tests",
-            )
-            return self
-        diff = behaviour_diff(
-            golden, self.trace, ignore=ignored, token_tolerance=token_tolerance, messages=messages
+    check = f"matches_golden({os.fspath(path)!r})"
+    ignored = tuple(ignore)
+    path = _golden_file(sel, path)
+    try:
+        golden = load_trace(path)
+    except TraceLoadError as exc:
+        fail(
+            sel,
+            check,
+            f"cannot read the golden trace: {exc}",
+            message=message,
+            details="write one with `traceassert slim RUN.json GOLDEN.json`, or run pytest with "
+            "--traceassert-record DIR to record the goldens of the passing tests",
         )
-        if not diff.same:
-            self._fail(
-                check,
-                f"the behaviour differs from the golden trace in {len(diff.changes)} way(s)",
-                message=message,
-                details="differences (golden -> this run):\n" + "\n".join(f"  {c}" for c in diff.changes),
-            )
-        return self
+        return sel
+    diff = behaviour_diff(
+        golden, sel.trace, ignore=ignored, token_tolerance=token_tolerance, messages=messages
+    )
+    if not diff.same:
+        fail(
+            sel,
+            check,
+            f"the behaviour differs from the golden trace in {len(diff.changes)} way(s)",
+            message=message,
+            details="differences (golden -> this run):\n" + "\n".join(f"  {c}" for c in diff.changes),
+        )
+    return sel
 
-    def _golden_file(self, path: str | os.PathLike[str]) -> str | os.PathLike[str]:
-        """``path``, or the golden of this test when ``path`` is the folder of ``--traceassert-record``."""
-        test = self._capture.name if self._capture is not None else None
-        if test and "::" in test and os.path.isdir(path):
-            from .record import golden_for
 
-            return golden_for(os.fspath(path), test)
-        return path
+def _golden_file(sel: Selection, path: str | os.PathLike[str]) -> str | os.PathLike[str]:
+    """``path``, or the golden of this test when ``path`` is the folder of ``--traceassert-record``."""
+    test = sel.capture.name if sel.capture is not None else None
+    if test and "::" in test and os.path.isdir(path):
+        from .record import golden_for
+
+        return golden_for(os.fspath(path), test)
+    return path

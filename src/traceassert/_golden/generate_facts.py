@@ -20,12 +20,15 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from .._checks.agents import AgentCallChecks
-from .._checks.handoffs import hands_to
-from .._checks.invocations import InvocationChecks
-from .._checks.invocations_args import error_text
-from .._checks.tools import ToolCallChecks
-from .._checks.turns import TurnChecks
+from .._checks.count import Count
+from .._checks.invocation.args import error_text
+from .._checks.invocation.gate import own_chat_calls, targets_of, tools_of
+from .._checks.invocation.handoffs import handoffs_of
+from .._checks.monocle.agents import called_agent
+from .._checks.monocle.handoffs import hands_to
+from .._checks.monocle.tools import called_tool
+from .._checks.monocle.turns import turns_in
+from .._checks.selection import Selection
 from .._common.redact import REDACTED, redact_spans, redact_text
 
 if TYPE_CHECKING:
@@ -38,10 +41,8 @@ __all__ = ["AgentFacts", "FailedTool", "TraceFacts", "trace_facts"]
 ERROR_CHARS = 60
 
 
-class _Probe(ToolCallChecks, AgentCallChecks, TurnChecks, InvocationChecks):
-    """The selections of the asserter, without its checks' side effects (nothing is marked)."""
-
-    __slots__ = ()
+#: ``min_count=0``: the selectors select without failing
+ANY_NUMBER = Count.of(min_count=0)
 
 
 @dataclass
@@ -123,7 +124,7 @@ class _Reader:
     def __init__(self, live: Trace, golden: Trace) -> None:
         self.live = live
         self.golden = golden
-        self.probe = _Probe(golden)
+        self.probe = Selection(snapshot=golden)
         live_keys = _span_keys(live.tool_executions)
         by_key = {live_keys[id(t)]: t for t in live.tool_executions}
         golden_keys = _span_keys(golden.tool_executions)
@@ -135,14 +136,14 @@ class _Reader:
 
     def agent(self, name: str, runs: list[AgentInvocation], top: Sequence[AgentInvocation]) -> AgentFacts:
         probe = self.probe
-        selected = probe.called_agent(name, min_count=0)
+        selected = called_agent(probe, name, count=ANY_NUMBER)
         chosen = selected.selected_agents()
         facts = AgentFacts(name, len(chosen))
         parents = sorted(
             {r.parent.name for r in runs if r.parent is not None and not r.parent.implicit and r.parent.name}
         )
         for parent in parents:
-            inside = probe.called_agent(parent).called_agent(name, min_count=0).selected_agents()
+            inside = called_agent(called_agent(probe, parent), name, count=ANY_NUMBER).selected_agents()
             facts.parents.append((parent, len(inside)))
         ids = {id(r) for r in chosen}
         facts.turns = [turn for turn, inv in enumerate(top, 1) if id(inv) in ids]
@@ -156,18 +157,18 @@ class _Reader:
         )
         if not facts.checkable:
             return facts
-        scoped = selected.top_level_only()
-        targets = scoped._inv_targets()
-        tools = scoped._inv_tools(targets)
+        scoped = selected.choose(nested="top")
+        targets = targets_of(scoped)
+        tools = tools_of(scoped, targets)
         facts.ok_tools = [(t, self.run_of(t)) for t in tools if t.failed is False and t.name]
         failed_names = sorted({t.name for t in tools if t.failed is True and t.name})
         for tool_name in failed_names:
             mine = [t for t in tools if t.name == tool_name and t.failed is True]
             facts.failed.append(FailedTool(tool_name, _needle(mine, [self.run_of(t) for t in mine])))
-        handoffs = scoped._inv_handoffs(targets)
+        handoffs = handoffs_of(scoped, targets)
         facts.handoffs = len(handoffs)
         facts.handoff_targets = sorted({n for h in handoffs if (n := _target(h))})
-        facts.own_chat_calls = len(scoped._inv_own_chat_calls(targets))
+        facts.own_chat_calls = len(own_chat_calls(scoped, targets))
         facts.all_checked = all(t.failed is not None and t.name for t in tools)
         return facts
 
@@ -207,10 +208,12 @@ def trace_facts(live: Trace) -> TraceFacts:
     for tool in golden.tool_executions:
         if (tool.agent is None or tool.agent.implicit) and tool.name:
             outside.setdefault(tool.name)
-    counts = [(n, len(reader.probe.called_tool(n, min_count=0).selected_tools())) for n in sorted(outside)]
+    counts = [
+        (n, len(called_tool(reader.probe, n, count=ANY_NUMBER).selected_tools())) for n in sorted(outside)
+    ]
     tokens, no_budget = _tokens(golden)
     return TraceFacts(
-        turns=len(reader.probe._turns()),
+        turns=len(turns_in(reader.probe)),
         has_agents=bool(top),
         agents=agents,
         unnamed_agents=sum(len(runs) for name, runs in by_name.items() if not name),

@@ -4,22 +4,16 @@
 from __future__ import annotations
 
 import copy
-from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
-from .._model.records import ToolExecution
-from .invocations_base import describe_value
-from .matching import argument_mismatches, has_own_eq
+from ..._model.records import ToolExecution
+from ..describe import as_python
+from ..matching import argument_mismatches, has_own_eq
 
 __all__ = [
-    "ArgumentsCheck",
-    "Expectation",
     "argument_mismatches",
     "arguments_kind",
-    "call_text",
-    "check_name",
-    "counts",
     "error_text",
     "expectations",
     "fits",
@@ -32,12 +26,6 @@ __all__ = [
 #: a mapping of expected arguments, a matcher object, or a callable that raises AssertionError
 ArgumentsCheck = Any
 Expectation = str | tuple[str, ArgumentsCheck]
-
-
-def check_name(name: Any, what: str = "tool_name") -> str:
-    if not isinstance(name, str) or not name:
-        raise TypeError(f"{what} must be a non-empty str, got {name!r}")
-    return name
 
 
 def expectations(items: Sequence[Any], check: str) -> list[tuple[str, ArgumentsCheck | None]]:
@@ -91,7 +79,7 @@ def fits(expected: ArgumentsCheck | None, tool: ToolExecution) -> bool:
 def label(name: str, expected: ArgumentsCheck | None) -> str:
     if expected is None:
         return repr(name)
-    return f"({name!r}, {describe_value(expected)})"
+    return f"({name!r}, {as_python(expected)})"
 
 
 def error_text(tool: ToolExecution) -> str:
@@ -100,10 +88,6 @@ def error_text(tool: ToolExecution) -> str:
     if err is None:
         return ""
     return ": ".join(part for part in (err.type, err.message) if part)
-
-
-def call_text(check: str, *args: Any) -> str:
-    return f"{check}({', '.join(describe_value(a) for a in args)})"
 
 
 def none_successful(tools: Iterable[ToolExecution], requested: int = 0) -> str:
@@ -126,9 +110,3 @@ def none_successful(tools: Iterable[ToolExecution], requested: int = 0) -> str:
 
 def success(tool: ToolExecution) -> str:
     return {True: "failed", False: "succeeded", None: "outcome not recorded"}[tool.failed]
-
-
-def counts(counter: Counter[str]) -> str:
-    if not counter:
-        return "no tool"
-    return ", ".join(f"{n!r} ×{c}" if c > 1 else repr(n) for n, c in sorted(counter.items()))

@@ -1,0 +1,75 @@
+"""Handoff checks on agent invocations: ``has_handed_off_to`` and ``has_no_handoffs``.
+
+Like the tool checks, they look at the handoffs the invocations in scope made (with
+``including_nested()``, their nested invocations' too; an invocation that started others needs that
+choice first), and they are gated by an unacknowledged failure.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..._model.records import AgentInvocation, Handoff
+from ..describe import one_name, python_call
+from ..fail import fail
+from ..monocle.handoffs import describe_handoffs, hands_to
+from ..selection import Selection
+from .gate import gate, invocation_check, model_calls_of, scope_text, walk
+from .records import merge_records, who
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+
+__all__ = ["handoffs_of", "has_handed_off_to", "has_no_handoffs"]
+
+
+def handoffs_of(sel: Selection, targets: Sequence[AgentInvocation]) -> list[Handoff]:
+    return merge_records(inv.handoffs for group in walk(sel, targets) for inv in group)
+
+
+@invocation_check
+def has_handed_off_to(sel: Selection, agent_name: str, *, message: str | None = None) -> Selection:
+    """The invocation handed control to ``agent_name`` at least once (a handoff, never a tool
+    execution)."""
+    __tracebackhide__ = True
+    name = one_name(agent_name, "agent_name")
+    check = python_call("has_handed_off_to", name)
+    targets = gate(sel, check, message, scoped=True)
+    handoffs = handoffs_of(sel, targets)
+    if not any(hands_to(h, (name,)) for h in handoffs):
+        asked = [
+            r.name
+            for c in model_calls_of(sel, targets)
+            for r in c.requested_tools
+            if not r.executed and r.name in (f"transfer_to_{name}", f"handoff_to_{name}")
+        ]
+        also = f" (the model asked for {asked[0]!r} {len(asked)} time(s); never carried out)" if asked else ""
+        fail(
+            sel,
+            f"{check} on {who(targets)}",
+            f"expected a handoff to {name!r}, found "
+            + (f"handoffs to others only: {describe_handoffs(handoffs)}" if handoffs else "no handoff")
+            + also,
+            message=message,
+            details=scope_text(sel, targets),
+        )
+    return sel
+
+
+@invocation_check
+def has_no_handoffs(sel: Selection, *, message: str | None = None) -> Selection:
+    """The invocation handed control to no other agent."""
+    __tracebackhide__ = True
+    check = "has_no_handoffs()"
+    targets = gate(sel, check, message, scoped=True)
+    handoffs = handoffs_of(sel, targets)
+    if handoffs:
+        fail(
+            sel,
+            f"{check} on {who(targets)}",
+            f"expected no handoff, found {len(handoffs)}: {describe_handoffs(handoffs)}",
+            message=message,
+            details=scope_text(sel, targets),
+        )
+    return sel

@@ -1,0 +1,134 @@
+"""The order checks of the tool executions: in this order (others between allowed), and exactly these in
+any order."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from ..._render import describe_tool
+from ..describe import first_of, name_counts, python_call
+from ..fail import fail
+from ..matching import match_one_to_one
+from ..selection import Selection
+from .args import (
+    Expectation,
+    expectations,
+    fits,
+    label,
+    success,
+)
+from .gate import gate, invocation_check, listing, mark, scope_text, tools_of
+from .records import tool_lines, who
+
+__all__ = ["has_tools_executed_exactly_in_any_order", "has_tools_executed_in_order"]
+
+
+@invocation_check
+def has_tools_executed_in_order(
+    sel: Selection, *tool_names: Expectation, message: str | None = None
+) -> Selection:
+    """The tools were executed successfully in this order; others may run before, between and after.
+
+    Each item is a tool name or a ``(tool name, arguments)`` pair (arguments as in
+    ``has_tool_executed_with``). Calls the model asked for in one response (parallel calls) are in
+    the order it listed them; across invocations (``including_nested()``), in start order. Marks
+    the executions matched.
+    """
+    __tracebackhide__ = True
+    if not tool_names:
+        raise TypeError("has_tools_executed_in_order needs at least one tool name")
+    wanted = expectations(tool_names, "has_tools_executed_in_order")
+    check = python_call("has_tools_executed_in_order", *tool_names)
+    targets = gate(sel, check, message, scoped=True)
+    ok = [t for t in tools_of(sel, targets) if t.failed is False]
+    matched: list[int] = []
+    start = 0
+    for name, expected in wanted:
+        hit = next((j for j in range(start, len(ok)) if ok[j].name == name and fits(expected, ok[j])), None)
+        if hit is None:
+            break
+        matched.append(hit)
+        start = hit + 1
+    if len(matched) == len(wanted):
+        mark(sel, (ok[j] for j in matched))
+        return sel
+    name, expected = wanted[len(matched)]
+    if matched:
+        prev = wanted[len(matched) - 1]
+        problem = (
+            f"matched {', '.join(label(n, e) for n, e in wanted[: len(matched)])} (successful "
+            f"execution(s) {', '.join(str(j + 1) for j in matched)}), but found no successful "
+            f"{label(name, expected)} after {label(*prev)} (execution {matched[-1] + 1})"
+        )
+    else:
+        problem = f"found no successful {label(name, expected)}"
+    earlier = [j + 1 for j in range(start) if ok[j].name == name and fits(expected, ok[j])]
+    if earlier:
+        problem += f"; it ran before, as successful execution(s) {', '.join(map(str, earlier))}"
+    fail(
+        sel,
+        f"{check} on {who(targets)}",
+        f"expected successful executions in the order {', '.join(label(n, e) for n, e in wanted)}; "
+        + problem,
+        message=message,
+        details=scope_text(sel, targets)
+        + f"\nsuccessful executions in order ({len(ok)}):\n"
+        + tool_lines(ok),
+    )
+    return sel
+
+
+@invocation_check
+def has_tools_executed_exactly_in_any_order(
+    sel: Selection, *tool_names: Expectation, message: str | None = None
+) -> Selection:
+    """Exactly these tools were executed successfully, in any order, and no others at all.
+
+    A tool executed twice must be given twice; a tool not given must not have been executed, not
+    even in a failed execution (failed executions of given tools do not count). Items may be
+    ``(tool name, arguments)`` pairs; no execution satisfies two items. Marks every successful
+    execution.
+    """
+    __tracebackhide__ = True
+    wanted = expectations(tool_names, "has_tools_executed_exactly_in_any_order")
+    check = python_call("has_tools_executed_exactly_in_any_order", *tool_names)
+    targets = gate(sel, check, message, scoped=True)
+    tools = tools_of(sel, targets)
+    given = {n for n, _ in wanted}
+    problems: list[str] = []
+    strangers = [t for t in tools if t.name not in given]
+    if strangers:
+        problems.append(
+            "tool(s) not given were executed: "
+            + first_of(f"{describe_tool(t, 60)} ({success(t)})" for t in strangers[:10])
+            + (f", ... ({len(strangers) - 10} more)" if len(strangers) > 10 else "")
+        )
+    ok = [t for t in tools if t.failed is False and t.name in given]
+    pairing = match_one_to_one(
+        len(wanted), len(ok), lambda i, j: ok[j].name == wanted[i][0] and fits(wanted[i][1], ok[j])
+    )
+    missing = [wanted[i] for i, j in enumerate(pairing) if j is None]
+    used = {j for j in pairing if j is not None}
+    extra = [ok[j] for j in range(len(ok)) if j not in used]
+    if missing:
+        problems.append(
+            "given but not matched by a successful execution: " + ", ".join(label(*w) for w in missing)
+        )
+    if extra:
+        problems.append(
+            "successful executions beyond those given: " + name_counts(Counter(t.name for t in extra))
+        )
+    if problems:
+        expected_names = Counter(n for n, _ in wanted)
+        found_names = Counter(t.name for t in tools if t.failed is False)
+        fail(
+            sel,
+            f"{check} on {who(targets)}",
+            f"expected exactly {name_counts(expected_names)} to run successfully and no other tool, "
+            f"found {name_counts(found_names)} successful; " + "; ".join(problems),
+            message=message,
+            details=scope_text(sel, targets) + listing(sel, "executions in scope", tools),
+        )
+        return sel
+    mark(sel, (t for t in tools if t.failed is False))
+    return sel

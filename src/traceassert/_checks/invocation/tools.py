@@ -1,0 +1,294 @@
+"""Tool checks on agent invocations (LangChain4j's ``AiServiceInvocationAssert`` semantics).
+
+``has_tool_*`` and ``has_tools_*`` count successful executions only (``failed is False``); failed ones
+are checked with ``has_tool_execution_failed`` / ``has_no_failed_tool_executions``. A check that passes
+marks the executions it matched, for ``has_no_more_tool_executions``; marks are kept in the Trace's (or
+Capture's) ledger, so they add up across asserters.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Sequence
+
+from ..._model.records import AgentInvocation, ToolExecution
+from ..._render import describe_tool
+from ..describe import first_of, one_name, python_call
+from ..fail import fail
+from ..selection import Selection
+from .args import (
+    ArgumentsCheck,
+    argument_mismatches,
+    arguments_kind,
+    error_text,
+    none_successful,
+    run_requirements,
+)
+from .gate import gate, invocation_check, listing, mark, model_calls_of, scope_text, tools_of
+from .records import execution_key, tool_lines, who
+
+__all__ = [
+    "has_no_failed_tool_executions",
+    "has_no_more_tool_executions",
+    "has_no_tool_executions",
+    "has_tool_executed",
+    "has_tool_executed_times",
+    "has_tool_executed_with",
+    "has_tool_execution_failed",
+    "tool_context",
+]
+
+
+def tool_context(sel: Selection, name: str, tools: Sequence[ToolExecution]) -> str:
+    mine = [t for t in tools if t.name == name]
+    lines = [f"executions of {name!r} in scope ({len(mine)}):", tool_lines(mine)]
+    names = sorted({t.name for t in tools})
+    if not mine:
+        close = difflib.get_close_matches(name, names, n=3)
+        if close:
+            lines.append(f"did you mean: {', '.join(repr(c) for c in close)}?")
+    lines.append(f"tools executed in scope: {', '.join(repr(n) for n in names) or 'none'}")
+    return "\n".join(lines)
+
+
+def _inv_unexecuted(sel: Selection, name: str, targets: Sequence[AgentInvocation]) -> int:
+    """How many calls of ``name`` the models in scope asked for that never ran."""
+    calls = model_calls_of(sel, targets)
+    return sum(1 for c in calls for r in c.requested_tools if r.name == name and not r.executed)
+
+
+@invocation_check
+def has_tool_executed(sel: Selection, tool_name: str, *, message: str | None = None) -> Selection:
+    """The tool was executed successfully at least once. Marks its successful executions."""
+    __tracebackhide__ = True
+    name = one_name(tool_name)
+    check = python_call("has_tool_executed", name)
+    targets = gate(sel, check, message, scoped=True)
+    tools = tools_of(sel, targets)
+    ok = [t for t in tools if t.name == name and t.failed is False]
+    if not ok:
+        found = none_successful((t for t in tools if t.name == name), _inv_unexecuted(sel, name, targets))
+        fail(
+            sel,
+            f"{check} on {who(targets)}",
+            f"expected a successful execution of {name!r}, found {found}",
+            message=message,
+            details=scope_text(sel, targets) + "\n" + tool_context(sel, name, tools),
+        )
+        return sel
+    mark(sel, ok)
+    return sel
+
+
+@invocation_check
+def has_tool_executed_times(
+    sel: Selection, tool_name: str, times: int, *, message: str | None = None
+) -> Selection:
+    """The tool was executed successfully exactly ``times`` times (0: never successfully).
+    Marks its successful executions."""
+    __tracebackhide__ = True
+    name = one_name(tool_name)
+    if isinstance(times, bool) or not isinstance(times, int):
+        raise TypeError(f"times must be an int, got {times!r}")
+    if times < 0:
+        raise ValueError(f"times must be >= 0, got {times}")
+    check = python_call("has_tool_executed_times", name, times)
+    targets = gate(sel, check, message, scoped=True)
+    tools = tools_of(sel, targets)
+    ok = [t for t in tools if t.name == name and t.failed is False]
+    if len(ok) != times:
+        not_ok = sum(1 for t in tools if t.name == name and t.failed is not False)
+        extra = f" (and {not_ok} failed or of unknown outcome, which do not count)" if not_ok else ""
+        fail(
+            sel,
+            f"{check} on {who(targets)}",
+            f"expected {times} successful execution(s) of {name!r}, found {len(ok)}{extra}",
+            message=message,
+            details=scope_text(sel, targets) + "\n" + tool_context(sel, name, tools),
+        )
+        return sel
+    mark(sel, ok)
+    return sel
+
+
+@invocation_check
+def has_tool_executed_with(
+    sel: Selection, tool_name: str, arguments: ArgumentsCheck, *, message: str | None = None
+) -> Selection:
+    """The tool was executed successfully at least once with matching arguments.
+
+    ``arguments`` is a mapping (its keys must be present with values matching as JSON; other keys
+    are ignored; ``3`` matches ``3.0`` and ``"3"``; nested objects and arrays exactly; matcher
+    objects such as dirty-equals or ``unittest.mock.ANY`` are honoured), a matcher object asked
+    about the whole arguments dict, or a callable run once per successful execution with a copy of
+    its arguments: an execution passes unless the callable raises AssertionError (or returns
+    False); other exceptions propagate. Marks the executions that matched.
+    """
+    __tracebackhide__ = True
+    name = one_name(tool_name)
+    kind = arguments_kind(arguments)
+    check = python_call("has_tool_executed_with", name, arguments)
+    targets = gate(sel, check, message, scoped=True)
+    tools = tools_of(sel, targets)
+    ok = [t for t in tools if t.name == name and t.failed is False]
+    head = f"{check} on {who(targets)}"
+    context = scope_text(sel, targets) + "\n" + tool_context(sel, name, tools)
+    if not ok:
+        found = none_successful((t for t in tools if t.name == name), _inv_unexecuted(sel, name, targets))
+        fail(
+            sel,
+            head,
+            f"expected a successful execution of {name!r} with matching arguments, found {found}",
+            message=message,
+            details=context,
+        )
+        return sel
+    reasons: list[list[str]] = []
+    for tool in ok:
+        if kind == "callable":
+            why = run_requirements(arguments, tool)
+            reasons.append([] if why is None else [why])
+        else:
+            reasons.append(argument_mismatches(arguments, tool.arguments))
+    passed = [t for t, r in zip(ok, reasons, strict=True) if not r]
+    if passed:
+        mark(sel, passed)
+        return sel
+    order = sorted(range(len(ok)), key=lambda i: len(reasons[i]))
+    lines = [
+        scope_text(sel, targets),
+        "closest candidate: " + describe_tool(ok[order[0]], 80),
+        *(f"  {r}" for r in reasons[order[0]]),
+    ]
+    for i in order[1:5]:
+        lines.append(f"other candidate: {describe_tool(ok[i], 80)}: " + "; ".join(reasons[i]))
+    if len(order) > 5:
+        lines.append(f"... and {len(order) - 5} more candidate(s)")
+    what = "arguments passing the requirements" if kind == "callable" else "matching arguments"
+    fail(
+        sel,
+        head,
+        f"expected a successful execution of {name!r} with {what}, found {len(ok)} successful "
+        f"execution(s), none matching",
+        message=message,
+        details="\n".join(lines) + "\n" + tool_context(sel, name, tools),
+    )
+    return sel
+
+
+@invocation_check
+def has_tool_execution_failed(
+    sel: Selection, tool_name: str, *, error_containing: str | None = None, message: str | None = None
+) -> Selection:
+    """The tool was executed at least once and that execution failed (it raised, or its arguments
+    were invalid); with ``error_containing``, a failed execution whose error type or message contains
+    that text (case-sensitive). Marks every such execution of the tool."""
+    __tracebackhide__ = True
+    name = one_name(tool_name)
+    if error_containing is not None and (not isinstance(error_containing, str) or not error_containing):
+        raise TypeError(f"error_containing must be a non-empty str, got {error_containing!r}")
+    given = () if error_containing is None else (f"error_containing={error_containing!r}",)
+    check = f"has_tool_execution_failed({', '.join((repr(name), *given))})"
+    targets = gate(sel, check, message, scoped=True)
+    tools = tools_of(sel, targets)
+    mine = [t for t in tools if t.name == name]
+    failed = [t for t in mine if t.failed is True]
+    hits = [t for t in failed if error_containing is None or error_containing in error_text(t)]
+    if hits:
+        mark(sel, hits)
+        return sel
+    unknown = sum(1 for t in mine if t.failed is None)
+    if failed:
+        errors = "; ".join(repr(error_text(t)) for t in failed[:5])
+        found = f"{len(failed)} failed execution(s), none with that text in its error: {errors}"
+    elif not mine:
+        found = "it was not executed"
+    else:
+        found = f"{len(mine) - unknown} successful execution(s)"
+        if unknown:
+            found += f" and {unknown} whose outcome the producer did not record"
+    fail(
+        sel,
+        f"{check} on {who(targets)}",
+        f"expected a failed execution of {name!r}, found {found}",
+        message=message,
+        details=scope_text(sel, targets) + "\n" + tool_context(sel, name, tools),
+    )
+    return sel
+
+
+@invocation_check
+def has_no_failed_tool_executions(sel: Selection, *, message: str | None = None) -> Selection:
+    """No tool execution failed. Fails when the producer did not record whether executions failed."""
+    __tracebackhide__ = True
+    check = "has_no_failed_tool_executions()"
+    targets = gate(sel, check, message, scoped=True)
+    tools = tools_of(sel, targets)
+    failed = [t for t in tools if t.failed is True]
+    unknown = [t for t in tools if t.failed is None]
+    if failed or unknown:
+        parts = []
+        if failed:
+            described = first_of(describe_tool(t, 60) for t in failed[:10])
+            more = f", ... ({len(failed) - 10} more)" if len(failed) > 10 else ""
+            parts.append(f"{len(failed)} failed: {described}{more}")
+        if unknown:
+            parts.append(
+                f"the producer did not record whether {len(unknown)} execution(s) failed: "
+                + first_of(repr(t.name) for t in unknown)
+            )
+        fail(
+            sel,
+            f"{check} on {who(targets)}",
+            "expected no failed tool execution, found " + "; ".join(parts),
+            message=message,
+            details=scope_text(sel, targets) + listing(sel, "executions in scope", tools),
+        )
+    return sel
+
+
+@invocation_check
+def has_no_tool_executions(sel: Selection, *, message: str | None = None) -> Selection:
+    """No tool was executed, not even in an execution that failed."""
+    __tracebackhide__ = True
+    check = "has_no_tool_executions()"
+    targets = gate(sel, check, message, scoped=True)
+    tools = tools_of(sel, targets)
+    if tools:
+        fail(
+            sel,
+            f"{check} on {who(targets)}",
+            f"expected no tool execution, found {len(tools)}: " + ", ".join(repr(t.name) for t in tools),
+            message=message,
+            details=scope_text(sel, targets) + listing(sel, "executions in scope", tools),
+        )
+    return sel
+
+
+@invocation_check
+def has_no_more_tool_executions(sel: Selection, *, message: str | None = None) -> Selection:
+    """Every tool execution in scope was matched by an earlier tool check on the same Trace or
+    Capture (also through another asserter), like Mockito's ``verifyNoMoreInteractions``."""
+    __tracebackhide__ = True
+    check = "has_no_more_tool_executions()"
+    targets = gate(sel, check, message, scoped=True)
+    tools = tools_of(sel, targets)
+    marked = sel.trace.ledger.marked
+    numbered = [(i, t) for i, t in enumerate(tools, 1) if execution_key(t) not in marked]
+    if numbered:
+        unchecked = [t for _, t in numbered]
+        numbers = [i for i, _ in numbered]
+        fail(
+            sel,
+            f"{check} on {who(targets)}",
+            f"expected every tool execution to have been checked before, found {len(unchecked)} of "
+            f"{len(tools)} unchecked",
+            message=message,
+            details=scope_text(sel, targets)
+            + "\nunchecked executions:\n"
+            + tool_lines(unchecked, numbers=numbers)
+            + "\n(executions are checked by has_tool_executed, has_tool_executed_times, "
+            "has_tool_executed_with, has_tools_executed_in_order, "
+            "has_tools_executed_exactly_in_any_order and, when failed, has_tool_execution_failed)",
+        )
+    return sel

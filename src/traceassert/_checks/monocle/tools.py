@@ -1,0 +1,231 @@
+"""Monocle-style tool checks: ``called_tool`` (a selector), ``called_any_tool``, ``does_not_call_tool``,
+``does_not_call_any_tool`` and the aggregate ``called_tools``.
+
+They count the tool executions inside the selection (see ``records_scope``), nested agents' included
+unless ``top_level_only()`` was called. When nested agents' calls decide the answer, the failure says so
+and names the fix.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ..._model.records import ToolExecution
+from ..count import AT_LEAST_ONE, Count
+from ..describe import agent_arg, call_text, listed, names_arg, quoted
+from ..fail import fail
+from ..nesting import NOTE, nested_records_text, own_hint
+from ..records_scope import Scoped, tool_scope
+from ..selection import Selection
+
+__all__ = ["called_any_tool", "called_tool", "called_tools", "does_not_call_any_tool", "does_not_call_tool"]
+
+
+def _by(agent_name: str | None) -> str:
+    return f" by agent {agent_name!r}" if agent_name else ""
+
+
+def _made_by(tool: ToolExecution, agent_name: str | None) -> bool:
+    return agent_name is None or (tool.agent is not None and tool.agent.name == agent_name)
+
+
+def called_tool(
+    sel: Selection,
+    tool_name: str | Sequence[str],
+    agent_name: str | None = None,
+    *,
+    count: Count = AT_LEAST_ONE,
+    message: str | None = None,
+) -> Selection:
+    """Narrow to the executions of ``tool_name`` (one name, or a list: any of them) inside the
+    selection, by ``agent_name`` when given; fail when their number is not as asked (default: at
+    least one). Failed executions count: the tool was called. Nested agents' calls count unless
+    ``top_level_only()`` was called."""
+    __tracebackhide__ = True
+    names = names_arg(tool_name, "tool", "called_tool")
+    agent_arg(agent_name, "called_tool")
+    return _called_tools_named(sel, "called_tool", tool_name, names, agent_name, count, message)
+
+
+def called_any_tool(
+    sel: Selection,
+    tool_names: Sequence[str],
+    agent_name: str | None = None,
+    *,
+    count: Count = AT_LEAST_ONE,
+    message: str | None = None,
+) -> Selection:
+    """``called_tool`` with several names: the calls of any of ``tool_names`` add up."""
+    __tracebackhide__ = True
+    names = names_arg(tool_names, "tool", "called_any_tool")
+    agent_arg(agent_name, "called_any_tool")
+    return _called_tools_named(sel, "called_any_tool", tool_names, names, agent_name, count, message)
+
+
+def _called_tools_named(
+    sel: Selection,
+    check: str,
+    given: Any,
+    names: tuple[str, ...],
+    agent_name: str | None,
+    count: Count,
+    message: str | None,
+) -> Selection:
+    __tracebackhide__ = True
+    scope = tool_scope(sel, names)
+    found = (
+        [t for t in scope.counted if _made_by(t, agent_name)]
+        if agent_name is not None
+        else list(scope.counted)
+    )
+    if count.ok(len(found)):
+        spans = tuple([t.span for t in found if t.span is not None])
+        return sel.narrow("tools", None, tools=tuple(found), roots=spans)
+    asked = sum(_unexecuted_requests(sel, n, agent_name) for n in names)
+    also = f" ({asked} more requested by the model but never executed)" if asked else ""
+    problem = (
+        f"expected {count.text} call(s) of {quoted(names, 'tool')}{_by(agent_name)}, found {len(found)}{also}"
+    )
+    note = _nesting_note(scope, found, agent_name, count.over(len(found)))
+    called = listed(dict.fromkeys(t.name for t in tool_scope(sel).counted))
+    fail(
+        sel,
+        call_text(check, given, agent_name, **count.keywords()),
+        problem + (f"{NOTE}{note}" if note else ""),
+        message=message,
+        details=f"tools called in the selection: {called}",
+    )
+    return sel
+
+
+def _unexecuted_requests(sel: Selection, tool_name: str, agent_name: str | None) -> int:
+    """Calls of ``tool_name`` the models in the selection asked for that never ran (not calls)."""
+    calls = {id(c) for c in sel.selected_model_calls()} if sel.narrowed else None
+    return sum(
+        1
+        for r in sel.trace.unexecuted_tool_requests
+        if r.name == tool_name
+        and r.model_call is not None
+        and (calls is None or id(r.model_call) in calls)
+        and (agent_name is None or (r.model_call.agent is not None and r.model_call.agent.name == agent_name))
+    )
+
+
+def does_not_call_tool(
+    sel: Selection,
+    tool_names: str | Sequence[str],
+    agent_name: str | None = None,
+    *,
+    message: str | None = None,
+) -> Selection:
+    """Fail when any of ``tool_names`` (one name or several) was called inside the selection (by
+    ``agent_name`` when given). Nested agents' calls count unless ``top_level_only()`` was called."""
+    __tracebackhide__ = True
+    names = names_arg(tool_names, "tool", "does_not_call_tool")
+    agent_arg(agent_name, "does_not_call_tool")
+    return _no_tool_calls(sel, "does_not_call_tool", tool_names, names, agent_name, message)
+
+
+def does_not_call_any_tool(
+    sel: Selection, tool_names: Sequence[str], agent_name: str | None = None, *, message: str | None = None
+) -> Selection:
+    """Fail when any of ``tool_names`` was called inside the selection (by ``agent_name``)."""
+    __tracebackhide__ = True
+    names = names_arg(tool_names, "tool", "does_not_call_any_tool")
+    agent_arg(agent_name, "does_not_call_any_tool")
+    return _no_tool_calls(sel, "does_not_call_any_tool", tool_names, names, agent_name, message)
+
+
+def _no_tool_calls(
+    sel: Selection,
+    check: str,
+    given: Any,
+    names: tuple[str, ...],
+    agent_name: str | None,
+    message: str | None,
+) -> Selection:
+    __tracebackhide__ = True
+    scope = tool_scope(sel, names)
+    found = [t for t in scope.counted if _made_by(t, agent_name)]
+    if not found:
+        return sel
+    nested_ids = {id(t) for t in scope.nested}
+    nested = [t for t in found if id(t) in nested_ids]
+    expected = f"expected no call of {listed(names)}{_by(agent_name)}, found {len(found)}: "
+    if nested and len(nested) == len(found):
+        what = nested_records_text(nested, scope.principals, "called")
+        problem = (
+            f"{expected}{what}; use top_level_only() or agent_name= to check "
+            f"{own_hint(nested, scope.principals)} calls"
+        )
+    else:
+        problem = expected + listed(t.name for t in found)
+        if nested:
+            problem += (
+                f"{NOTE}of these, {nested_records_text(nested, scope.principals, 'called')} "
+                f"(top_level_only() leaves nested agents out)"
+            )
+    fail(sel, call_text(check, given, agent_name), problem, message=message)
+    return sel
+
+
+def called_tools(sel: Selection, count: Count = AT_LEAST_ONE, *, message: str | None = None) -> Selection:
+    """Count every tool execution inside the selection (any tool, failed ones too); with no bound,
+    at least one. Does not narrow."""
+    __tracebackhide__ = True
+    scope = tool_scope(sel)
+    n = len(scope.counted)
+    if not count.ok(n):
+        note = _nesting_note(scope, scope.counted, None, count.over(n))
+        names = listed(dict.fromkeys(t.name for t in scope.counted))
+        fail(
+            sel,
+            call_text("called_tools", **count.keywords()),
+            f"expected {count.text} tool execution(s) in all, found {n}"
+            + (f": {names}" if n else "")
+            + (f"{NOTE}{note}" if note else ""),
+            message=message,
+        )
+    return sel
+
+
+def _nesting_note(scope: Scoped, found: list[ToolExecution], agent_name: str | None, too_many: bool) -> str:
+    """Why nesting changes the answer, and the fix; empty when it does not."""
+    if scope.top and scope.left_out:
+        left = [t for t in scope.left_out if _made_by(t, agent_name)] if agent_name else scope.left_out
+        if left:
+            return (
+                f"top_level_only() left out: {nested_records_text(left, scope.principals, 'called')} "
+                "(without top_level_only(), nested agents' calls count)"
+            )
+    if too_many and not scope.top:
+        nested_ids = {id(t) for t in scope.nested}
+        nested = [t for t in found if id(t) in nested_ids]
+        if nested:
+            return (
+                f"of these, {nested_records_text(nested, scope.principals, 'called')}; use top_level_only() "
+                f"or agent_name= to count {own_hint(nested, scope.principals)} calls"
+            )
+    if agent_name and not found:
+        below = [
+            t
+            for t in scope.counted
+            if t.agent is not None and any(a.name == agent_name for a in _ancestors(t.agent))
+        ]
+        if below:
+            return (
+                f"{nested_records_text(below, [], 'called')} inside {agent_name!r}; agent_name= counts "
+                f"the calls {agent_name!r} made itself: called_agent({agent_name!r}).called_tool(...) finds "
+                "calls anywhere inside it"
+            )
+    return ""
+
+
+def _ancestors(inv: Any) -> list[Any]:
+    out = []
+    parent = inv.parent
+    while parent is not None:
+        out.append(parent)
+        parent = parent.parent
+    return out
