@@ -28,6 +28,11 @@ _RESET = "\x1b[0m"
 _COLORS = {"agent": "\x1b[1;36m", "ok": "\x1b[32m", "fail": "\x1b[31m", "dim": "\x1b[2m", "model": "\x1b[35m"}
 
 
+# --------------------------------------------------------------------------------------------------
+# One record in one line
+# --------------------------------------------------------------------------------------------------
+
+
 def _args(args: dict[str, Any], limit: int) -> str:
     inner = ", ".join(f"{k}={short(v, limit)}" for k, v in args.items())
     if len(inner) > limit * 2:
@@ -43,12 +48,14 @@ def _shown(value: Any, redact: bool | None) -> Any:
 def describe_tool(tool: ToolExecution, limit: int = 120, *, redact: bool | None = None) -> str:
     """``name(arg=value, ...) -> result [ok|FAILED: error|status unknown]`` (secrets redacted)."""
     head = f"{tool.name}({_args(_shown(tool.arguments, redact), limit)})"
+
     if tool.failed is True:
         if tool.error is None:
             return f"{head} FAILED"
         return f"{head} FAILED: {cut_text(str(_shown(str(tool.error), redact)), limit * 2)}"
     if tool.failed is None:
         return f"{head} (status unknown)"
+
     result = f" -> {short(_shown(tool.result, redact), limit)}" if tool.result is not None else ""
     return f"{head}{result} ok"
 
@@ -70,6 +77,7 @@ def _describe_handoff(handoff: Handoff) -> str:
 def model_parts(call: ModelCall) -> list[str]:
     """What a model call's line says first: operation, model, tokens and finish reasons."""
     parts = [call.operation or "model call"]
+
     if call.model:
         parts.append(call.model)
     if call.input_tokens is not None or call.output_tokens is not None:
@@ -78,6 +86,7 @@ def model_parts(call: ModelCall) -> list[str]:
         parts.append("tokens not recorded")
     if call.finish_reasons:
         parts.append("finish=" + ",".join(call.finish_reasons))
+
     return parts
 
 
@@ -96,16 +105,26 @@ def _describe_agent(
 ) -> str:
     label = "work outside any agent" if inv.implicit else "agent"
     text = f"{label} {inv.name} [{inv.status}]"
+
     if inv.error is not None:
         text += f" {cut_text(str(_shown(str(inv.error), redact)), limit * 2)}"
     if inv.total_tokens is not None:
         text += f" tokens={inv.total_tokens}"
     if durations and inv.duration_s is not None:
         text += f" {inv.duration_s:.3f}s"
+
     return text
 
 
+# --------------------------------------------------------------------------------------------------
+# The tree
+# --------------------------------------------------------------------------------------------------
+
+
 class _Painter:
+    """How the lines come out: coloured or plain, with durations or not, redacted or not, made now or
+    when shown."""
+
     def __init__(self, color: bool, durations: bool = False, redact: bool | None = None, lazy: bool = False):
         self.color = color
         self.durations = durations
@@ -145,11 +164,27 @@ def render_lines(trace: Trace, *, max_value_chars: int = 120, redact: bool | Non
 
 
 def _lines(trace: Trace, paint: _Painter, max_value_chars: int) -> list[Any]:
-    lines: list[Any] = []
+    """The counts, then each top-level agent's tree (under its turn's header), then what went unread."""
+    lines: list[Any] = [paint.line("", "", "", _counts(trace))]
+
+    headers = turn_headers(trace.turns, trace.conversations)
+    for inv in trace.agents:
+        header = headers.get(id(inv))
+        if header is not None:
+            lines.append(paint.line("", "turn", "", paint(header, "agent")))
+        _render_agent(inv, "", "", lines, paint, max_value_chars)
+
+    lines.extend(paint.line("", "", "", text) for text in _notes(trace, paint.redact))
+    return lines
+
+
+def _counts(trace: Trace) -> str:
+    """The first line: how many spans, agents, tools (and failures), model calls, tokens, handoffs."""
     tools = trace.tool_executions
     failed = sum(1 for t in tools if t.failed)
     calls = trace.model_calls
     tokens = [c.total_tokens for c in calls if c.total_tokens is not None]
+
     head = (
         f"trace: {len(trace.spans)} spans, {len(trace.all_agents())} agent invocation(s), "
         f"{len(tools)} tool execution(s) ({failed} failed), {len(calls)} model call(s)"
@@ -160,87 +195,27 @@ def _lines(trace: Trace, paint: _Painter, max_value_chars: int) -> list[Any]:
         head += f", {len(trace.handoffs)} handoff(s)"
     if trace.unexecuted_tool_requests:
         head += f", {len(trace.unexecuted_tool_requests)} tool request(s) not executed"
-    lines.append(paint.line("", "", "", head))
-    headers = turn_headers(trace.turns, trace.conversations)
-    for inv in trace.agents:
-        header = headers.get(id(inv))
-        if header is not None:
-            lines.append(paint.line("", "turn", "", paint(header, "agent")))
-        _render_agent(inv, "", "", lines, paint, max_value_chars)
-    tail: list[str] = []
+    return head
+
+
+def _notes(trace: Trace, redact: bool) -> list[str]:
+    """The last lines: no agent at all, spans still open, spans no dialect read, the trace's warnings."""
+    notes: list[str] = []
     if not trace.agents:
-        tail.append("(no agent invocations, tool executions or model calls recognised)")
+        notes.append("(no agent invocations, tool executions or model calls recognised)")
+
     unfinished = trace.unfinished
     if unfinished:
-        names = ", ".join(repr(_shown(s.name, paint.redact)) for s in unfinished[:10])
-        tail.append(f"still open when read: {len(unfinished)} span(s): {names}")
+        names = ", ".join(repr(_shown(s.name, redact)) for s in unfinished[:10])
+        notes.append(f"still open when read: {len(unfinished)} span(s): {names}")
+
     unknown = trace.unclassified
     if unknown:
-        names = ", ".join(sorted({repr(_shown(s.name, paint.redact)) for s in unknown})[:10])
-        tail.append(f"not recognised by any dialect: {len(unknown)} span(s): {names}")
-    tail.extend(f"warning: {note}" for note in trace.warnings[:10])
-    lines.extend(paint.line("", "", "", text) for text in tail)
-    return lines
+        names = ", ".join(sorted({repr(_shown(s.name, redact)) for s in unknown})[:10])
+        notes.append(f"not recognised by any dialect: {len(unknown)} span(s): {names}")
 
-
-def _render_items(
-    items: list[tuple[int, Any]],
-    inv: AgentInvocation,
-    prefix: str,
-    lines: list[Any],
-    paint: _Painter,
-    limit: int,
-) -> None:
-    # a nested agent is added as a (agent, head, prefix) entry, expanded by `_render_agent`'s loop
-    def tool_text(tool: ToolExecution) -> str:
-        style = "fail" if tool.failed else ("ok" if tool.failed is False else "dim")
-        return f"tool {paint(describe_tool(tool, limit, redact=paint.redact), style)}"
-
-    def request_text(req: ToolRequest) -> str:
-        return f"tool {paint(describe_request(req, limit, redact=paint.redact), 'dim')}"
-
-    def retrieval_text(item: Retrieval) -> str:
-        query = short(_shown(item.query, paint.redact), limit)
-        return f"retrieval {query} -> {len(item.documents)} document(s)"
-
-    def model_text(call: ModelCall) -> str:
-        return f"model {paint(_describe_model(call, limit, paint.redact), 'model')}"
-
-    spawners = inv.nested
-    branch, end = prefix + "├─ ", prefix + "└─ "
-    n = len(items)
-    for i, (_, item) in enumerate(items, 1):
-        last = i == n
-        connector = end if last else branch
-        if type(item) is ToolExecution and not spawners:  # the common case, first
-            lines.append(paint.line(connector, "tool", item.name, tool_text, item))
-            continue
-        deeper = prefix + ("   " if last else "│  ")
-        if isinstance(item, AgentInvocation):
-            lines.append((item, connector, deeper))
-        elif isinstance(item, ToolExecution):
-            lines.append(paint.line(connector, "tool", item.name, tool_text, item))
-            spawned = [n for n in spawners if n.via_tool is item] if spawners else ()
-            for j, nested in enumerate(spawned):
-                nlast = j == len(spawned) - 1
-                lines.append(
-                    (nested, deeper + ("└─ " if nlast else "├─ "), deeper + ("   " if nlast else "│  "))
-                )
-        elif isinstance(item, ModelCall):
-            name = (
-                f"{item.operation or 'model call'} {item.model}"
-                if item.model
-                else item.operation or "model call"
-            )
-            lines.append(paint.line(connector, "model", name, model_text, item))
-            asked = [r for r in item.requested_tools if not r.executed]
-            for j, req in enumerate(asked):
-                under = deeper + ("└─ " if j == len(asked) - 1 else "├─ ")
-                lines.append(paint.line(under, "tool", req.name, request_text, req))
-        elif isinstance(item, Handoff):
-            lines.append(paint.line(connector, "handoff", "", paint(_describe_handoff(item), "agent")))
-        elif isinstance(item, Retrieval):
-            lines.append(paint.line(connector, "retrieval", "", retrieval_text, item))
+    notes.extend(f"warning: {note}" for note in trace.warnings[:10])
+    return notes
 
 
 def _render_agent(
@@ -268,6 +243,8 @@ def _agent_lines(inv: AgentInvocation, head: str, prefix: str, paint: _Painter, 
     """The lines of one agent, with an ``(agent, head, prefix)`` entry for each agent nested in it."""
     text = paint(_describe_agent(inv, paint.durations, paint.redact, limit), "agent")
     lines: list[Any] = [paint.line(head, "" if inv.implicit else "agent", inv.name, text)]
+
+    # what the agent did, in start order (at a tie, tools keep the order of ``inv.tool_executions``)
     items: list[tuple[int, Any]] = []
     items.extend((t.start_ns, t) for t in inv.tool_executions)
     items.extend((m.start_ns, m) for m in inv.model_calls)
@@ -276,5 +253,71 @@ def _agent_lines(inv: AgentInvocation, head: str, prefix: str, paint: _Painter, 
     items.extend((n.start_ns, n) for n in inv.nested if n.via_tool is None)
     order = {id(t): i for i, t in enumerate(inv.tool_executions)}
     items.sort(key=lambda p: (p[0], order.get(id(p[1]), 0)))
+
     _render_items(items, inv, prefix, lines, paint, limit)
     return lines
+
+
+def _render_items(
+    items: list[tuple[int, Any]],
+    inv: AgentInvocation,
+    prefix: str,
+    lines: list[Any],
+    paint: _Painter,
+    limit: int,
+) -> None:
+    """The lines of what ``inv`` did (``items``) under ``prefix``; a nested agent is added as an
+    ``(agent, head, prefix)`` entry, expanded by `_render_agent`'s loop."""
+
+    def tool_text(tool: ToolExecution) -> str:
+        style = "fail" if tool.failed else ("ok" if tool.failed is False else "dim")
+        return f"tool {paint(describe_tool(tool, limit, redact=paint.redact), style)}"
+
+    def request_text(req: ToolRequest) -> str:
+        return f"tool {paint(describe_request(req, limit, redact=paint.redact), 'dim')}"
+
+    def retrieval_text(item: Retrieval) -> str:
+        query = short(_shown(item.query, paint.redact), limit)
+        return f"retrieval {query} -> {len(item.documents)} document(s)"
+
+    def model_text(call: ModelCall) -> str:
+        return f"model {paint(_describe_model(call, limit, paint.redact), 'model')}"
+
+    spawners = inv.nested
+    branch, end = prefix + "├─ ", prefix + "└─ "
+    n = len(items)
+
+    for i, (_, item) in enumerate(items, 1):
+        last = i == n
+        connector = end if last else branch
+        if type(item) is ToolExecution and not spawners:  # the common case, first
+            lines.append(paint.line(connector, "tool", item.name, tool_text, item))
+            continue
+
+        deeper = prefix + ("   " if last else "│  ")
+        if isinstance(item, AgentInvocation):
+            lines.append((item, connector, deeper))
+        elif isinstance(item, ToolExecution):
+            lines.append(paint.line(connector, "tool", item.name, tool_text, item))
+            spawned = [n for n in spawners if n.via_tool is item] if spawners else ()
+            for j, nested in enumerate(spawned):
+                nlast = j == len(spawned) - 1
+                lines.append(
+                    (nested, deeper + ("└─ " if nlast else "├─ "), deeper + ("   " if nlast else "│  "))
+                )
+        elif isinstance(item, ModelCall):
+            lines.append(paint.line(connector, "model", _model_name(item), model_text, item))
+            asked = [r for r in item.requested_tools if not r.executed]
+            for j, req in enumerate(asked):
+                under = deeper + ("└─ " if j == len(asked) - 1 else "├─ ")
+                lines.append(paint.line(under, "tool", req.name, request_text, req))
+        elif isinstance(item, Handoff):
+            lines.append(paint.line(connector, "handoff", "", paint(_describe_handoff(item), "agent")))
+        elif isinstance(item, Retrieval):
+            lines.append(paint.line(connector, "retrieval", "", retrieval_text, item))
+
+
+def _model_name(call: ModelCall) -> str:
+    """A model call's name on its line: ``<operation> <model>`` (``model call`` for no operation)."""
+    operation = call.operation or "model call"
+    return f"{operation} {call.model}" if call.model else operation

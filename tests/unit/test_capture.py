@@ -221,12 +221,12 @@ def test_no_hint_when_spans_were_captured() -> None:
 
 
 def test_a_capture_also_listens_on_providers_that_were_global_before(monkeypatch: pytest.MonkeyPatch) -> None:
-    from traceassert import _capture
+    from traceassert._capture import routing
 
     first, second = TracerProvider(), TracerProvider()
     globals_in_turn = iter([first, second])
-    monkeypatch.setattr(_capture, "_PROCESSOR_REGISTRY", _capture._Registry())
-    monkeypatch.setattr(_capture, "_global_sdk_provider", lambda: next(globals_in_turn))
+    monkeypatch.setattr(routing, "_PROCESSOR_REGISTRY", routing._Registry())
+    monkeypatch.setattr(routing, "global_sdk_provider", lambda: next(globals_in_turn))
     with ta.capture() as before:
         pass
     assert before.providers == (first,)
@@ -256,7 +256,7 @@ def test_ownership_is_not_forgotten_after_many_spans_and_memory_stays_bounded() 
     """210,000 spans (more than the 200,000 after which ownership used to be forgotten) between a
     parent and its straggler child: the child still follows its ended capture. Nothing counts spans
     now: an owner is forgotten only when its span object is gone."""
-    from traceassert._capture import _Processor
+    from traceassert._capture.routing import _Processor
 
     proc = _Processor(TracerProvider())
     first, second = ta.Capture(name="first"), ta.Capture(name="second")
