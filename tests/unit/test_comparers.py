@@ -7,6 +7,9 @@ from typing import Any
 
 import pytest
 from dirty_equals import IsStr
+
+import traceassert as ta
+from tests.unit.spanbuilder import SpanBuilder
 from traceassert._evaluation.comparers import (
     casefold,
     exact,
@@ -15,9 +18,6 @@ from traceassert._evaluation.comparers import (
     normalized,
     similarity,
 )
-
-import traceassert as ta
-from tests.unit.spanbuilder import SpanBuilder
 
 
 def _messages(role: str, text: str) -> str:

@@ -9,6 +9,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+import traceassert as ta
+from instrumentation import pydantic_ai as stack
+from tests.unit.spanbuilder import SpanBuilder
 from traceassert._evaluation.evals import (
     EvalResult,
     Fact,
@@ -20,10 +24,6 @@ from traceassert._evaluation.evals import (
 from traceassert._evaluation.facts import collect_facts
 from traceassert._evaluation.judge import Judge, JudgeError
 from traceassert._evaluation.results import recorded_scores
-
-import traceassert as ta
-from instrumentation import pydantic_ai as stack
-from tests.unit.spanbuilder import SpanBuilder
 
 FINAL = stack.EXPECTED.final_output
 
