@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from .._checks.count import Count
 from .._checks.invocation import calls as _calls
 from .._checks.invocation import handoffs as _handoffs
 from .._checks.invocation import lists as _lists
@@ -25,10 +26,20 @@ class InvocationToolFamily(AsserterBase):
 
     __slots__ = ()
 
-    def has_tool_executed(self, tool_name: str, *, message: str | None = None) -> Self:
-        """The tool was executed successfully at least once. Marks its successful executions."""
+    def has_tool_executed(
+        self,
+        tool_name: str,
+        *,
+        count: int | None = None,
+        min_count: int | None = None,
+        max_count: int | None = None,
+        message: str | None = None,
+    ) -> Self:
+        """The tool was executed successfully as many times as the count says (at least once without
+        one); failed executions do not count. Marks its successful executions."""
         __tracebackhide__ = True
-        return self._keep(_tools.has_tool_executed(self._state, tool_name, message=message))
+        wanted = Count.of(count, min_count, max_count)
+        return self._keep(_tools.has_tool_executed(self._state, tool_name, count=wanted, message=message))
 
     def has_tool_executed_times(self, tool_name: str, times: int, *, message: str | None = None) -> Self:
         """The tool was executed successfully exactly ``times`` times (0: never successfully).
@@ -105,6 +116,36 @@ class InvocationToolFamily(AsserterBase):
         Capture (also through another asserter), like Mockito's ``verifyNoMoreInteractions``."""
         __tracebackhide__ = True
         return self._keep(_tools.has_no_more_tool_executions(self._state, message=message))
+
+    # -- the names of the naming rule (docs/asserter.md): one negative form, ``does_not_*`` ----------------
+
+    def does_not_have_failed_tool_executions(self, *, message: str | None = None) -> Self:
+        """No tool execution in scope failed; fails when the producer did not record whether executions
+        failed. ``has_no_failed_tool_executions`` is the same check under its LangChain4j name."""
+        __tracebackhide__ = True
+        state = _tools.has_no_failed_tool_executions(
+            self._state, message=message, as_called="does_not_have_failed_tool_executions"
+        )
+        return self._keep(state)
+
+    def does_not_have_tool_executions(self, *, message: str | None = None) -> Self:
+        """No tool was executed in scope, not even in an execution that failed.
+        ``has_no_tool_executions`` is the same check under its LangChain4j name."""
+        __tracebackhide__ = True
+        state = _tools.has_no_tool_executions(
+            self._state, message=message, as_called="does_not_have_tool_executions"
+        )
+        return self._keep(state)
+
+    def does_not_have_unchecked_tool_executions(self, *, message: str | None = None) -> Self:
+        """Every tool execution in scope, failed ones included, was matched by an earlier tool check on
+        the same Trace or Capture. ``has_no_more_tool_executions`` is the same check under its
+        LangChain4j name."""
+        __tracebackhide__ = True
+        state = _tools.has_no_more_tool_executions(
+            self._state, message=message, as_called="does_not_have_unchecked_tool_executions"
+        )
+        return self._keep(state)
 
 
 class OutcomeFamily(AsserterBase):
@@ -185,6 +226,46 @@ class CallFamily(AsserterBase):
         __tracebackhide__ = True
         return self._keep(_calls.has_no_retrieved_sources(self._state, message=message))
 
+    # -- the names of the naming rule (docs/asserter.md): one way to count, one negative form -------------
+
+    def has_model_calls(
+        self,
+        operation: str | None = None,
+        *,
+        count: int | None = None,
+        min_count: int | None = None,
+        max_count: int | None = None,
+        message: str | None = None,
+    ) -> Self:
+        """As many model calls in scope as the count says (at least one without one), of
+        ``operation`` when given (e.g. ``"embeddings"``), failed ones included."""
+        __tracebackhide__ = True
+        wanted = Count.of(count, min_count, max_count)
+        return self._keep(_calls.has_model_calls(self._state, operation, count=wanted, message=message))
+
+    def has_own_model_calls(
+        self,
+        *,
+        count: int | None = None,
+        min_count: int | None = None,
+        max_count: int | None = None,
+        message: str | None = None,
+    ) -> Self:
+        """As many calls of the agent to its own chat model as the count says (at least one without
+        one), failed ones included (with ``including_nested()``, nested agents' own calls add up)."""
+        __tracebackhide__ = True
+        wanted = Count.of(count, min_count, max_count)
+        return self._keep(_calls.has_own_model_calls(self._state, count=wanted, message=message))
+
+    def does_not_have_retrieved_sources(self, *, message: str | None = None) -> Self:
+        """No source was retrieved in scope. ``has_no_retrieved_sources`` is the same check under its
+        LangChain4j name."""
+        __tracebackhide__ = True
+        state = _calls.has_no_retrieved_sources(
+            self._state, message=message, as_called="does_not_have_retrieved_sources"
+        )
+        return self._keep(state)
+
 
 class HandoffInvocationFamily(AsserterBase):
     """Check the handoffs the selected invocations made."""
@@ -201,6 +282,14 @@ class HandoffInvocationFamily(AsserterBase):
         """The invocation handed control to no other agent."""
         __tracebackhide__ = True
         return self._keep(_handoffs.has_no_handoffs(self._state, message=message))
+
+    def does_not_have_handoffs(self, *, message: str | None = None) -> Self:
+        """The selected invocations handed off to no agent (gated, and asks for the nesting choice, as
+        every invocation check). ``has_no_handoffs`` is the same check under its LangChain4j name;
+        ``does_not_hand_off`` is the Monocle-style check of the handoffs inside the selection."""
+        __tracebackhide__ = True
+        state = _handoffs.has_no_handoffs(self._state, message=message, as_called="does_not_have_handoffs")
+        return self._keep(state)
 
 
 class InvocationListFamily(AsserterBase):

@@ -211,6 +211,21 @@ class TurnFamily(AsserterBase):
         return self._narrowed("agents", _turns.conversation(self._state, conversation_id, message=message))
 
     def has_turn_count(self, n: int, *, message: str | None = None) -> Self:
-        """Exactly ``n`` turns (top-level agent runs) in the selection."""
+        """Exactly ``n`` turns (top-level agent runs) in the selection; the same as
+        ``has_turns(count=n)``."""
         __tracebackhide__ = True
         return self._keep(_turns.has_turn_count(self._state, n, message=message))
+
+    def has_turns(
+        self,
+        *,
+        count: int | None = None,
+        min_count: int | None = None,
+        max_count: int | None = None,
+        message: str | None = None,
+    ) -> Self:
+        """As many turns (top-level agent runs) in the selection as the count says (at least one
+        without one)."""
+        __tracebackhide__ = True
+        wanted = Count.of(count, min_count, max_count)
+        return self._keep(_turns.has_turns(self._state, count=wanted, message=message))

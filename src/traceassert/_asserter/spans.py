@@ -81,6 +81,35 @@ class SpanFamily(AsserterBase):
             "spans", _spans.has_event(self._state, event_name, attribute_name, expected, message=message)
         )
 
+    # -- the names of the naming rule (docs/asserter.md): selectors are ``where*`` ----------------------
+
+    def where_attribute(
+        self, attribute_name: str, expected: Any = None, *, message: str | None = None
+    ) -> TraceAsserter:
+        """Select the spans carrying ``attribute_name`` (equal to ``expected`` when given); fail when
+        none does. ``has_attribute`` is the same selector under its Monocle name."""
+        __tracebackhide__ = True
+        state = _spans.has_attribute(
+            self._state, attribute_name, expected, message=message, as_called="where_attribute"
+        )
+        return self._narrowed("spans", state)
+
+    def where_event(
+        self,
+        event_name: str,
+        attribute_name: str | None = None,
+        expected: Any = None,
+        *,
+        message: str | None = None,
+    ) -> TraceAsserter:
+        """Select the spans with an event ``event_name`` (carrying the attribute, equal to ``expected``,
+        when given); fail when none has. ``has_event`` is the same selector under its Monocle name."""
+        __tracebackhide__ = True
+        state = _spans.has_event(
+            self._state, event_name, attribute_name, expected, message=message, as_called="where_event"
+        )
+        return self._narrowed("spans", state)
+
 
 class ScopeFamily(AsserterBase):
     """Select spans by a scope (an attribute that names where the work belongs), and check scopes."""
@@ -90,7 +119,8 @@ class ScopeFamily(AsserterBase):
     def has_scope(
         self, scope_name: str, expected_value: Any = None, *, message: str | None = None
     ) -> TraceAsserter:
-        """TODO"""
+        """Select the spans whose scope ``scope_name`` is set (equal to ``expected_value`` when given);
+        fail when none is. A selector: ``with_scope`` is its name under the naming rule."""
         __tracebackhide__ = True
         return self._narrowed(
             "spans", _scopes.has_scope(self._state, scope_name, expected_value, message=message)
@@ -99,7 +129,8 @@ class ScopeFamily(AsserterBase):
     def has_any_scope(
         self, scope_name: str, *expected_values: Any, message: str | None = None
     ) -> TraceAsserter:
-        """TODO"""
+        """Select the spans whose scope ``scope_name`` equals one of ``expected_values``; fail when none
+        does. A selector: ``with_any_scope`` is its name under the naming rule."""
         __tracebackhide__ = True
         return self._narrowed(
             "spans", _scopes.has_any_scope(self._state, scope_name, *expected_values, message=message)
@@ -108,7 +139,7 @@ class ScopeFamily(AsserterBase):
     def does_not_have_scope(
         self, scope_name: str, unexpected_value: Any = None, *, message: str | None = None
     ) -> Self:
-        """TODO"""
+        """No selected span has scope ``scope_name`` (equal to ``unexpected_value`` when given)."""
         __tracebackhide__ = True
         return self._keep(
             _scopes.does_not_have_scope(self._state, scope_name, unexpected_value, message=message)
@@ -117,7 +148,7 @@ class ScopeFamily(AsserterBase):
     def does_not_have_any_scope(
         self, scope_name: str, *unexpected_values: Any, message: str | None = None
     ) -> Self:
-        """TODO"""
+        """No selected span has scope ``scope_name`` equal to any of ``unexpected_values``."""
         __tracebackhide__ = True
         return self._keep(
             _scopes.does_not_have_any_scope(self._state, scope_name, *unexpected_values, message=message)
@@ -126,7 +157,8 @@ class ScopeFamily(AsserterBase):
     def contains_scope(
         self, scope_name: str, expected_substring: str, *, message: str | None = None
     ) -> TraceAsserter:
-        """TODO"""
+        """Select the spans whose scope ``scope_name`` contains ``expected_substring`` (ignoring case);
+        fail when none does. A selector: ``with_scope_containing`` is its name under the naming rule."""
         __tracebackhide__ = True
         return self._narrowed(
             "spans", _scopes.contains_scope(self._state, scope_name, expected_substring, message=message)
@@ -135,7 +167,8 @@ class ScopeFamily(AsserterBase):
     def contains_any_scope(
         self, scope_name: str, *expected_substrings: str, message: str | None = None
     ) -> TraceAsserter:
-        """TODO"""
+        """Select the spans whose scope ``scope_name`` contains one of the substrings (ignoring case);
+        fail when none does. A selector: ``with_any_scope_containing`` is its name under the naming rule."""
         __tracebackhide__ = True
         return self._narrowed(
             "spans",
@@ -145,7 +178,8 @@ class ScopeFamily(AsserterBase):
     def does_not_contain_scope(
         self, scope_name: str, unexpected_substring: str, *, message: str | None = None
     ) -> Self:
-        """TODO"""
+        """No selected span has scope ``scope_name`` containing ``unexpected_substring`` (ignoring
+        case)."""
         __tracebackhide__ = True
         return self._keep(
             _scopes.does_not_contain_scope(self._state, scope_name, unexpected_substring, message=message)
@@ -154,10 +188,61 @@ class ScopeFamily(AsserterBase):
     def does_not_contain_any_scope(
         self, scope_name: str, *unexpected_substrings: str, message: str | None = None
     ) -> Self:
-        """TODO"""
+        """No selected span has scope ``scope_name`` containing any of the substrings (ignoring
+        case)."""
         __tracebackhide__ = True
         return self._keep(
             _scopes.does_not_contain_any_scope(
                 self._state, scope_name, *unexpected_substrings, message=message
             )
         )
+
+    # -- the names of the naming rule (docs/asserter.md): selectors are ``where*`` ----------------------
+
+    def where_scope(
+        self, scope_name: str, expected_value: Any = None, *, message: str | None = None
+    ) -> TraceAsserter:
+        """Select the spans whose scope ``scope_name`` is set (equal to ``expected_value`` when given);
+        fail when none is. ``has_scope`` is the same selector under its Monocle name."""
+        __tracebackhide__ = True
+        state = _scopes.has_scope(
+            self._state, scope_name, expected_value, message=message, as_called="where_scope"
+        )
+        return self._narrowed("spans", state)
+
+    def where_any_scope(
+        self, scope_name: str, *expected_values: Any, message: str | None = None
+    ) -> TraceAsserter:
+        """Select the spans whose scope ``scope_name`` equals one of ``expected_values``; fail when none
+        does. ``has_any_scope`` is the same selector under its Monocle name."""
+        __tracebackhide__ = True
+        state = _scopes.has_any_scope(
+            self._state, scope_name, *expected_values, message=message, as_called="where_any_scope"
+        )
+        return self._narrowed("spans", state)
+
+    def where_scope_contains(
+        self, scope_name: str, expected_substring: str, *, message: str | None = None
+    ) -> TraceAsserter:
+        """Select the spans whose scope ``scope_name`` contains ``expected_substring`` (ignoring case);
+        fail when none does. ``contains_scope`` is the same selector under its Monocle name."""
+        __tracebackhide__ = True
+        state = _scopes.contains_scope(
+            self._state, scope_name, expected_substring, message=message, as_called="where_scope_contains"
+        )
+        return self._narrowed("spans", state)
+
+    def where_any_scope_contains(
+        self, scope_name: str, *expected_substrings: str, message: str | None = None
+    ) -> TraceAsserter:
+        """Select the spans whose scope ``scope_name`` contains one of the substrings (ignoring case);
+        fail when none does. ``contains_any_scope`` is the same selector under its Monocle name."""
+        __tracebackhide__ = True
+        state = _scopes.contains_any_scope(
+            self._state,
+            scope_name,
+            *expected_substrings,
+            message=message,
+            as_called="where_any_scope_contains",
+        )
+        return self._narrowed("spans", state)

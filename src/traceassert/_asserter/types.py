@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from .._model.records import ToolExecution
 from .base import AsserterBase
 from .invocation import InvocationFamily
 from .io import IOFamily
@@ -52,6 +53,11 @@ class ToolSelection(SelectionChecks):
     them: check their inputs and outputs, the tools and agents they started, their tokens."""
 
     __slots__ = ()
+
+    def tool_executions(self) -> list[ToolExecution]:
+        """The selected tool executions, failed ones included, in start order: the list to assert on
+        (on an agent selection or the whole trace, ``tool_executions()`` lists those in scope)."""
+        return self._state.selected_tools()
 
     if not TYPE_CHECKING:
 

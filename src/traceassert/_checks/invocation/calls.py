@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..._model.records import ModelCall, Retrieval
+from ..count import AT_LEAST_ONE, Count
+from ..describe import call_text
 from ..fail import fail
 from ..selection import Selection
 from .gate import gate, invocation_check, model_calls_of, own_chat_calls, principal, retrievals_of, scope_text
@@ -13,9 +15,11 @@ from .records import who
 __all__ = [
     "has_finish_reason",
     "has_model_call_count",
+    "has_model_calls",
     "has_no_retrieved_sources",
     "has_own_model_call_count",
     "has_own_model_call_count_at_most",
+    "has_own_model_calls",
     "has_retrieved_source_containing",
 ]
 
@@ -60,7 +64,7 @@ def _source_lines(retrievals: Sequence[Retrieval], limit: int = 20) -> str:
 
 
 def _inv_count_check(
-    sel: Selection, check: str, message: str | None, calls_of: str, n_wanted: int, at_most: bool
+    sel: Selection, check: str, message: str | None, calls_of: str, count: Count
 ) -> Selection:
     __tracebackhide__ = True
     targets = gate(sel, check, message, scoped=True)
@@ -72,19 +76,39 @@ def _inv_count_check(
         if calls_of:
             calls = [c for c in calls if c.operation == calls_of]
         what = f"{calls_of!r} model call(s)" if calls_of else "model call(s)"
-    ok = len(calls) <= n_wanted if at_most else len(calls) == n_wanted
-    if not ok:
+    if not count.ok(len(calls)):
         all_calls = model_calls_of(sel, targets)
         fail(
             sel,
             f"{check} on {who(targets)}",
-            f"expected {'at most' if at_most else 'exactly'} {n_wanted} {what}, found {len(calls)}",
+            f"expected {count.text} {what}, found {len(calls)}",
             message=message,
             details=scope_text(sel, targets)
             + f"\nmodel calls in scope ({len(all_calls)}, failed ones included):\n"
             + _call_lines(all_calls),
         )
     return sel
+
+
+@invocation_check
+def has_model_calls(
+    sel: Selection, operation: str | None = None, *, count: Count = AT_LEAST_ONE, message: str | None = None
+) -> Selection:
+    """As many model calls as ``count`` says (of ``operation`` when given), failed ones included."""
+    __tracebackhide__ = True
+    if operation is not None and (not isinstance(operation, str) or not operation):
+        raise TypeError(f"operation must be a non-empty str or None, got {operation!r}")
+    check = call_text("has_model_calls", operation, **count.keywords())
+    return _inv_count_check(sel, check, message, operation or "", count)
+
+
+@invocation_check
+def has_own_model_calls(
+    sel: Selection, *, count: Count = AT_LEAST_ONE, message: str | None = None
+) -> Selection:
+    """As many calls of the agent to its own chat model as ``count`` says, failed ones included."""
+    __tracebackhide__ = True
+    return _inv_count_check(sel, call_text("has_own_model_calls", **count.keywords()), message, "own", count)
 
 
 @invocation_check
@@ -98,7 +122,7 @@ def has_model_call_count(
     if operation is not None and (not isinstance(operation, str) or not operation):
         raise TypeError(f"operation must be a non-empty str or None, got {operation!r}")
     args = f"{n}" if operation is None else f"{n}, {operation!r}"
-    return _inv_count_check(sel, f"has_model_call_count({args})", message, operation or "", n, False)
+    return _inv_count_check(sel, f"has_model_call_count({args})", message, operation or "", Count(exact=n))
 
 
 @invocation_check
@@ -107,7 +131,7 @@ def has_own_model_call_count(sel: Selection, count: int, *, message: str | None 
     ``including_nested()``, the nested agents' own chat calls add up)."""
     __tracebackhide__ = True
     n = _count_arg(count, "count")
-    return _inv_count_check(sel, f"has_own_model_call_count({n})", message, "own", n, False)
+    return _inv_count_check(sel, f"has_own_model_call_count({n})", message, "own", Count(exact=n))
 
 
 @invocation_check
@@ -116,7 +140,7 @@ def has_own_model_call_count_at_most(sel: Selection, count: int, *, message: str
     example, to check that the agent does not call tools in a loop)."""
     __tracebackhide__ = True
     n = _count_arg(count, "count")
-    return _inv_count_check(sel, f"has_own_model_call_count_at_most({n})", message, "own", n, True)
+    return _inv_count_check(sel, f"has_own_model_call_count_at_most({n})", message, "own", Count(at_most=n))
 
 
 @invocation_check
@@ -174,11 +198,13 @@ def has_retrieved_source_containing(sel: Selection, text: str, *, message: str |
 
 
 @invocation_check
-def has_no_retrieved_sources(sel: Selection, *, message: str | None = None) -> Selection:
+def has_no_retrieved_sources(
+    sel: Selection, *, message: str | None = None, as_called: str = "has_no_retrieved_sources"
+) -> Selection:
     """Retrieval ran and found no sources. Fails when no retrieval was recorded at all: then nothing
     shows that none were retrieved."""
     __tracebackhide__ = True
-    check = "has_no_retrieved_sources()"
+    check = f"{as_called}()"
     targets = gate(sel, check, message, scoped=True)
     retrievals = retrievals_of(sel, targets)
     sources = [d for r in retrievals for d in r.documents]

@@ -58,10 +58,12 @@ def has_handed_off_to(sel: Selection, agent_name: str, *, message: str | None = 
 
 
 @invocation_check
-def has_no_handoffs(sel: Selection, *, message: str | None = None) -> Selection:
+def has_no_handoffs(
+    sel: Selection, *, message: str | None = None, as_called: str = "has_no_handoffs"
+) -> Selection:
     """The invocation handed control to no other agent."""
     __tracebackhide__ = True
-    check = "has_no_handoffs()"
+    check = f"{as_called}()"
     targets = gate(sel, check, message, scoped=True)
     handoffs = handoffs_of(sel, targets)
     if handoffs:

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 
 from ..._model.records import AgentInvocation, ToolExecution
 from ..._render import describe_tool
+from ..count import AT_LEAST_ONE, Count
 from ..describe import first_of, one_name, python_call
 from ..fail import fail
 from ..selection import Selection
@@ -58,56 +59,67 @@ def _inv_unexecuted(sel: Selection, name: str, targets: Sequence[AgentInvocation
 
 
 @invocation_check
-def has_tool_executed(sel: Selection, tool_name: str, *, message: str | None = None) -> Selection:
-    """The tool was executed successfully at least once. Marks its successful executions."""
+def has_tool_executed(
+    sel: Selection, tool_name: str, *, count: Count = AT_LEAST_ONE, message: str | None = None
+) -> Selection:
+    """The tool was executed successfully as many times as ``count`` says (at least once by default;
+    failed executions do not count). Marks its successful executions."""
     __tracebackhide__ = True
     name = one_name(tool_name)
-    check = python_call("has_tool_executed", name)
-    targets = gate(sel, check, message, scoped=True)
-    tools = tools_of(sel, targets)
-    ok = [t for t in tools if t.name == name and t.failed is False]
-    if not ok:
-        found = none_successful((t for t in tools if t.name == name), _inv_unexecuted(sel, name, targets))
-        fail(
-            sel,
-            f"{check} on {who(targets)}",
-            f"expected a successful execution of {name!r}, found {found}",
-            message=message,
-            details=scope_text(sel, targets) + "\n" + tool_context(sel, name, tools),
+    if count == AT_LEAST_ONE:
+        check = python_call("has_tool_executed", name)
+    else:
+        check = (
+            python_call("has_tool_executed", name)[:-1]
+            + "".join(f", {k}={v}" for k, v in count.keywords().items() if v is not None)
+            + ")"
         )
-        return sel
-    mark(sel, ok)
-    return sel
+    return _successful(sel, check, name, count, message)
 
 
 @invocation_check
 def has_tool_executed_times(
     sel: Selection, tool_name: str, times: int, *, message: str | None = None
 ) -> Selection:
-    """The tool was executed successfully exactly ``times`` times (0: never successfully).
-    Marks its successful executions."""
+    """The tool was executed successfully exactly ``times`` times (0: never successfully); the same as
+    ``has_tool_executed(tool_name, count=times)``. Marks its successful executions."""
     __tracebackhide__ = True
     name = one_name(tool_name)
     if isinstance(times, bool) or not isinstance(times, int):
         raise TypeError(f"times must be an int, got {times!r}")
     if times < 0:
         raise ValueError(f"times must be >= 0, got {times}")
-    check = python_call("has_tool_executed_times", name, times)
+    return _successful(
+        sel, python_call("has_tool_executed_times", name, times), name, Count(exact=times), message
+    )
+
+
+def _successful(sel: Selection, check: str, name: str, count: Count, message: str | None) -> Selection:
+    """As many successful executions of ``name`` as ``count`` says; marks them."""
+    __tracebackhide__ = True
     targets = gate(sel, check, message, scoped=True)
     tools = tools_of(sel, targets)
     ok = [t for t in tools if t.name == name and t.failed is False]
-    if len(ok) != times:
+
+    if count == AT_LEAST_ONE and not ok:
+        found = none_successful((t for t in tools if t.name == name), _inv_unexecuted(sel, name, targets))
+        problem = f"expected a successful execution of {name!r}, found {found}"
+    elif not count.ok(len(ok)):
         not_ok = sum(1 for t in tools if t.name == name and t.failed is not False)
         extra = f" (and {not_ok} failed or of unknown outcome, which do not count)" if not_ok else ""
-        fail(
-            sel,
-            f"{check} on {who(targets)}",
-            f"expected {times} successful execution(s) of {name!r}, found {len(ok)}{extra}",
-            message=message,
-            details=scope_text(sel, targets) + "\n" + tool_context(sel, name, tools),
-        )
+        wanted = str(count.exact) if count.exact is not None else count.text
+        problem = f"expected {wanted} successful execution(s) of {name!r}, found {len(ok)}{extra}"
+    else:
+        mark(sel, ok)
         return sel
-    mark(sel, ok)
+
+    fail(
+        sel,
+        f"{check} on {who(targets)}",
+        problem,
+        message=message,
+        details=scope_text(sel, targets) + "\n" + tool_context(sel, name, tools),
+    )
     return sel
 
 
@@ -218,10 +230,12 @@ def has_tool_execution_failed(
 
 
 @invocation_check
-def has_no_failed_tool_executions(sel: Selection, *, message: str | None = None) -> Selection:
+def has_no_failed_tool_executions(
+    sel: Selection, *, message: str | None = None, as_called: str = "has_no_failed_tool_executions"
+) -> Selection:
     """No tool execution failed. Fails when the producer did not record whether executions failed."""
     __tracebackhide__ = True
-    check = "has_no_failed_tool_executions()"
+    check = f"{as_called}()"
     targets = gate(sel, check, message, scoped=True)
     tools = tools_of(sel, targets)
     failed = [t for t in tools if t.failed is True]
@@ -248,10 +262,12 @@ def has_no_failed_tool_executions(sel: Selection, *, message: str | None = None)
 
 
 @invocation_check
-def has_no_tool_executions(sel: Selection, *, message: str | None = None) -> Selection:
+def has_no_tool_executions(
+    sel: Selection, *, message: str | None = None, as_called: str = "has_no_tool_executions"
+) -> Selection:
     """No tool was executed, not even in an execution that failed."""
     __tracebackhide__ = True
-    check = "has_no_tool_executions()"
+    check = f"{as_called}()"
     targets = gate(sel, check, message, scoped=True)
     tools = tools_of(sel, targets)
     if tools:
@@ -266,11 +282,13 @@ def has_no_tool_executions(sel: Selection, *, message: str | None = None) -> Sel
 
 
 @invocation_check
-def has_no_more_tool_executions(sel: Selection, *, message: str | None = None) -> Selection:
+def has_no_more_tool_executions(
+    sel: Selection, *, message: str | None = None, as_called: str = "has_no_more_tool_executions"
+) -> Selection:
     """Every tool execution in scope was matched by an earlier tool check on the same Trace or
     Capture (also through another asserter), like Mockito's ``verifyNoMoreInteractions``."""
     __tracebackhide__ = True
-    check = "has_no_more_tool_executions()"
+    check = f"{as_called}()"
     targets = gate(sel, check, message, scoped=True)
     tools = tools_of(sel, targets)
     marked = sel.trace.ledger.marked

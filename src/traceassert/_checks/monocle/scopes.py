@@ -86,21 +86,30 @@ def _scope(
 
 
 def has_scope(
-    sel: Selection, scope_name: str, expected_value: Any = None, *, message: str | None = None
+    sel: Selection,
+    scope_name: str,
+    expected_value: Any = None,
+    *,
+    message: str | None = None,
+    as_called: str = "has_scope",
 ) -> Selection:
     __tracebackhide__ = True
     wanted = () if expected_value is None else (expected_value,)
-    return _scope(sel, "has_scope", scope_name, wanted, contains=False, negative=False, message=message)
+    return _scope(sel, as_called, scope_name, wanted, contains=False, negative=False, message=message)
 
 
 def has_any_scope(
-    sel: Selection, scope_name: str, *expected_values: Any, message: str | None = None
+    sel: Selection,
+    scope_name: str,
+    *expected_values: Any,
+    message: str | None = None,
+    as_called: str = "has_any_scope",
 ) -> Selection:
     __tracebackhide__ = True
     if not expected_values:
-        raise ValueError("has_any_scope needs at least one expected value")
+        raise ValueError(f"{as_called} needs at least one expected value")
     return _scope(
-        sel, "has_any_scope", scope_name, expected_values, contains=False, negative=False, message=message
+        sel, as_called, scope_name, expected_values, contains=False, negative=False, message=message
     )
 
 
@@ -132,12 +141,17 @@ def does_not_have_any_scope(
 
 
 def contains_scope(
-    sel: Selection, scope_name: str, expected_substring: str, *, message: str | None = None
+    sel: Selection,
+    scope_name: str,
+    expected_substring: str,
+    *,
+    message: str | None = None,
+    as_called: str = "contains_scope",
 ) -> Selection:
     __tracebackhide__ = True
     return _scope(
         sel,
-        "contains_scope",
+        as_called,
         scope_name,
         (expected_substring,),
         contains=True,
@@ -147,12 +161,16 @@ def contains_scope(
 
 
 def contains_any_scope(
-    sel: Selection, scope_name: str, *expected_substrings: str, message: str | None = None
+    sel: Selection,
+    scope_name: str,
+    *expected_substrings: str,
+    message: str | None = None,
+    as_called: str = "contains_any_scope",
 ) -> Selection:
     __tracebackhide__ = True
     return _scope(
         sel,
-        "contains_any_scope",
+        as_called,
         scope_name,
         expected_substrings,
         contains=True,

@@ -169,7 +169,12 @@ def does_not_match(
 
 
 def has_attribute(
-    sel: Selection, attribute_name: str, expected: Any = None, *, message: str | None = None
+    sel: Selection,
+    attribute_name: str,
+    expected: Any = None,
+    *,
+    message: str | None = None,
+    as_called: str = "has_attribute",
 ) -> Selection:
     """Narrow to the spans carrying ``attribute_name`` (equal to ``expected`` when given)."""
     __tracebackhide__ = True
@@ -177,7 +182,7 @@ def has_attribute(
     if not found:
         fail(
             sel,
-            call_text("has_attribute", attribute_name, expected),
+            call_text(as_called, attribute_name, expected),
             f"no span has attribute {attribute_name!r}"
             + (f" = {short(expected)}" if expected is not None else ""),
             message=message,
@@ -215,6 +220,7 @@ def has_event(
     expected: Any = None,
     *,
     message: str | None = None,
+    as_called: str = "has_event",
 ) -> Selection:
     """Narrow to the spans with an event ``event_name`` (carrying the attribute/value when given)."""
     __tracebackhide__ = True
@@ -224,7 +230,7 @@ def has_event(
         names = sorted({ev.name for s in sel.selected_spans() for ev in s.events})
         fail(
             sel,
-            call_text("has_event", event_name, attribute_name, expected),
+            call_text(as_called, event_name, attribute_name, expected),
             f"no span has event {event_name!r}" + (f" with {attribute_name!r}" if attribute_name else ""),
             message=message,
             details=f"event names in the selection: {', '.join(names) if names else 'none'}",

@@ -10,10 +10,12 @@ that turn's invocation and everything below it, invocation checks included.
 from __future__ import annotations
 
 from ..._model.records import AgentInvocation
+from ..count import AT_LEAST_ONE, Count
+from ..describe import call_text
 from ..fail import fail
 from ..selection import Selection
 
-__all__ = ["conversation", "describe_turns", "has_turn_count", "turn", "turns_in"]
+__all__ = ["conversation", "describe_turns", "has_turn_count", "has_turns", "turn", "turns_in"]
 
 
 def describe_turns(turns: list[AgentInvocation], ids: dict[int, str | None], limit: int = 10) -> str:
@@ -93,12 +95,23 @@ def has_turn_count(sel: Selection, n: int, *, message: str | None = None) -> Sel
     __tracebackhide__ = True
     if isinstance(n, bool) or not isinstance(n, int) or n < 0:
         raise ValueError(f"n must be an int >= 0, got {n!r}")
+    return _turn_count(sel, f"has_turn_count({n})", Count(exact=n), str(n), message)
+
+
+def has_turns(sel: Selection, *, count: Count = AT_LEAST_ONE, message: str | None = None) -> Selection:
+    """As many turns (top-level agent runs) in the selection as ``count`` says (at least one)."""
+    __tracebackhide__ = True
+    return _turn_count(sel, call_text("has_turns", **count.keywords()), count, count.text, message)
+
+
+def _turn_count(sel: Selection, check: str, count: Count, wanted: str, message: str | None) -> Selection:
+    __tracebackhide__ = True
     turns = turns_in(sel)
-    if len(turns) != n:
+    if not count.ok(len(turns)):
         fail(
             sel,
-            f"has_turn_count({n})",
-            f"expected {n} turn(s), found {len(turns)}",
+            check,
+            f"expected {wanted} turn(s), found {len(turns)}",
             message=message,
             details=f"turns in the selection: {describe_turns(turns, _conversation_ids(sel))}",
         )

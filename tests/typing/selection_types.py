@@ -1,0 +1,38 @@
+"""What a type checker sees of the asserter's chains (checked by tests/unit/test_selection_types.py with
+mypy; never run). Each ``assert_type`` is a claim about the return type of a chain the docs show."""
+
+from __future__ import annotations
+
+from typing_extensions import assert_type
+
+import traceassert as ta
+
+
+def chains(trace: ta.Trace) -> None:
+    a = ta.TraceAsserter(trace)
+    assert_type(a, ta.TraceAsserter)
+    assert_type(a.where(attribute={"k": "v"}), ta.TraceAsserter)
+    assert_type(a.has_attribute("k"), ta.TraceAsserter)
+    assert_type(a.where_scope("customer"), ta.TraceAsserter)
+
+    assert_type(a.called_agent("planner"), ta.AgentSelection)
+    assert_type(a.called_agent("planner").has_succeeded(), ta.AgentSelection)
+    assert_type(a.handed_off_to("billing"), ta.AgentSelection)
+    assert_type(a.turn(1), ta.AgentSelection)
+    assert_type(a.conversation("c1"), ta.AgentSelection)
+
+    tools = a.called_agent("planner").called_tool("search")
+    assert_type(tools, ta.ToolSelection)
+    assert_type(tools.has_input({"q": "x"}), ta.ToolSelection)
+    assert_type(tools.contains_output("ok").called_agent("researcher"), ta.AgentSelection)
+    assert_type(tools.tool_executions(), list[ta.ToolExecution])
+
+    assert_type(a.including_nested().has_tool_executed("search", count=2), ta.TraceAsserter)
+    assert_type(a.top_level_only().tool_executions(), list[ta.ToolExecution])
+    with a.soft() as s:
+        assert_type(s, ta.TraceAsserter)
+
+
+def refused(trace: ta.Trace) -> None:
+    tools = ta.TraceAsserter(trace).called_tool("search")
+    tools.has_succeeded()  # E: an invocation check is not offered on a tool selection
