@@ -220,3 +220,15 @@ def test_a_policy_that_kills_its_workers_is_one_file_s_error_with_the_totals_int
     with deadline(120):
         client.wait_for_workers(2, timeout=110)  # the nannies restart the workers it killed
     assert len(before - _pids(client)) == WORKER_DEATHS
+
+
+def test_a_task_blamed_for_a_dead_worker_is_run_again_alone_before_it_is_an_error() -> None:
+    """The scheduler blames every task a dead worker held; the engine asks for a second opinion in a
+    process of its own, so only the task that kills that process too keeps the KilledWorker."""
+    from traceassert._fleet.engines import _second_opinion
+
+    killed = RuntimeError("KilledWorker: stands in for the scheduler's verdict")
+    assert _second_opinion(len, ([1, 2, 3],), killed) == (3, None)  # only queued behind the killer
+    assert _second_opinion(os._exit, (3,), killed) == (None, killed)  # the killer: kills this one too
+    value, error = _second_opinion(int, ("not a number",), killed)  # its own failure, not the death
+    assert value is None and isinstance(error, ValueError)

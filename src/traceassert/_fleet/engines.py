@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import multiprocessing
 import os
 import time
 import warnings
@@ -194,8 +195,8 @@ class DaskEngine:
         self._owned = owned
         self._workers = 1
         self._counted_at = -_RECOUNT_S
-        #: the future's key -> (the future, the task's key)
-        self._futures: dict[str, tuple[Any, Hashable]] = {}
+        #: the future's key -> (the future, the task's key, its function and arguments)
+        self._futures: dict[str, tuple[Any, Hashable, Callable[..., Any], tuple[Any, ...]]] = {}
         # results are gathered in the background, a batch at a time, while the client works on the last one
         self._completed: Any = _distributed().as_completed(with_results=True, raise_errors=False)
 
@@ -222,16 +223,19 @@ class DaskEngine:
     def submit(self, key: Hashable, fn: Callable[..., Any], *args: Any) -> None:
         # no retries: a task's exception is its result, and a worker's death is counted by the scheduler
         future = self.client.submit(fn, *args, pure=False)
-        self._futures[future.key] = (future, key)
+        self._futures[future.key] = (future, key, fn, args)
         self._completed.add(future)
 
     def next_done(self) -> Done:
         future, value = next(self._completed)
-        _, key = self._futures.pop(future.key)
+        _, key, fn, args = self._futures.pop(future.key)
         try:
             if future.status == "error":  # e.g. KilledWorker: the task's workers died too often
                 # (the value is then the exception's (type, value, traceback), not a result)
-                return key, None, _exception_of(future, value)
+                exc = _exception_of(future, value)
+                if type(exc).__name__ == "KilledWorker":
+                    return key, *_second_opinion(fn, args, exc)
+                return key, None, exc
             if isinstance(value, BaseException):  # cancelled
                 return key, None, value
             return key, value, None
@@ -242,7 +246,7 @@ class DaskEngine:
         return len(self._futures)
 
     def cancel(self) -> None:
-        futures = [future for future, _ in self._futures.values()]
+        futures = [future for future, *_ in self._futures.values()]
         self._completed.clear()
         self._futures.clear()
         if futures:
@@ -276,6 +280,23 @@ def local_cluster(workers: int, silence_logs: int = 40) -> Any:
             silence_logs=silence_logs,
             scheduler_kwargs={"allowed_failures": WORKER_DEATHS - 1},
         )
+
+
+def _second_opinion(
+    fn: Callable[..., Any], args: tuple[Any, ...], killed: BaseException
+) -> tuple[Any, BaseException | None]:
+    """A task whose workers died may only have been queued on them behind the task that killed them
+    (the scheduler blames every task a dead worker held). Run it once more, alone, in a process of its
+    own here: a task that kills that process too is the killer, and keeps ``killed`` as its result;
+    any other gives its own result. No worker of the cluster is risked again. (The process is spawned:
+    this one runs the client's threads, which a fork could catch holding a lock.)"""
+    with ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn")) as pool:
+        try:
+            return pool.submit(fn, *args).result(), None
+        except BrokenProcessPool:
+            return None, killed
+        except Exception as exc:  # the task's own failure, now that it ran to the end
+            return None, exc
 
 
 def _exception_of(future: Any, value: Any) -> BaseException:
