@@ -49,21 +49,14 @@ def _count(value: Any, what: str, *, allow_none: bool = False) -> None:
 
 
 def with_comparer(sel: Selection, comparer: str | Comparer | None, **options: Any) -> Selection:
-    """A new asserter whose ``has_*`` checks compare with ``comparer``.
-
-    Built-ins: ``"exact"`` (the default), ``"casefold"``, ``"normalized"`` (case, whitespace,
-    punctuation), ``"similarity"`` (``threshold=0.8``: the similarity ratio of the normalised texts),
-    or any callable ``(expected, actual) -> bool``.
-    """
+    """A new asserter whose ``has_*`` checks compare with ``comparer``."""
     return sel.choose(comparer=make_comparer(comparer, **options))
 
 
 def with_evaluation(
     sel: Selection, evaluator: Any, eval_options: Mapping[str, Any] | None = None
 ) -> Selection:
-    """A new asserter whose ``check_eval`` uses ``evaluator``: ``"builtin"`` (only the evaluations that
-    need no model), a ``ta.Judge``, a function ``prompt -> reply`` (made a Judge), or an object with
-    ``evaluate(eval_name, fact, options)``. ``eval_options`` are passed to every evaluation."""
+    """The check of ``with_evaluation`` (its docstring on the asserter says what it does)."""
     return sel.choose(evaluation=make_evaluation(evaluator, eval_options))
 
 
@@ -82,12 +75,7 @@ def check_eval(
     max_facts: int | None = None,
     eval_options: Mapping[str, Any] | None = None,
 ) -> Selection:
-    """Evaluate the facts of the selection and check their labels.
-
-    Give exactly one of ``eval_name`` (a built-in evaluation), ``template`` (an inline dict) or
-    ``template_path`` (a JSON file); and ``expected`` and/or ``not_expected`` (a label or a list of
-    labels). ``eval_options`` add to the options given to ``with_evaluation``.
-    """
+    """Evaluate the facts of the selection and check their labels."""
     __tracebackhide__ = True
     given = [x for x in (eval_name, template, template_path) if x is not None]
     if len(given) != 1:

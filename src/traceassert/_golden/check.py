@@ -22,18 +22,7 @@ def matches_golden(
     messages: bool = False,
     message: str | None = None,
 ) -> Selection:
-    """Fail when the whole trace behaves differently from the golden trace at ``path``.
-
-    Compared: agents and their nesting, tool calls with their order, arguments and results, failures,
-    handoffs, models and model-call counts per agent, and tokens per agent within ``token_tolerance``
-    (0.2: 20%; None: any change is listed but never fails). ``ignore`` leaves aspects out
-    (``"arguments"``, ``"results"``, ``"failures"``, ``"handoffs"``, ``"models"``, ``"tokens"``,
-    ``"durations"``); ``messages=True`` compares each agent's output text too. The failure lists
-    every difference, the way ``traceassert diff GOLDEN NEW`` prints them. Write a golden trace with
-    ``traceassert slim`` or ``pytest --traceassert-record DIR``; ``path`` may be that ``DIR``: in a
-    pytest test, the golden recorded there for this very test is read (the name rule of
-    ``--traceassert-record``, hash included).
-    """
+    """Fail when the whole trace behaves differently from the golden trace at ``path``."""
     __tracebackhide__ = True
     from .._trace import load_trace
 

@@ -27,13 +27,7 @@ __all__ = ["has_tools_executed_exactly_in_any_order", "has_tools_executed_in_ord
 def has_tools_executed_in_order(
     sel: Selection, *tool_names: Expectation, message: str | None = None
 ) -> Selection:
-    """The tools were executed successfully in this order; others may run before, between and after.
-
-    Each item is a tool name or a ``(tool name, arguments)`` pair (arguments as in
-    ``has_tool_executed_with``). Calls the model asked for in one response (parallel calls) are in
-    the order it listed them; across invocations (``including_nested()``), in start order. Marks
-    the executions matched.
-    """
+    """The tools were executed successfully in this order; others may run before, between and after."""
     __tracebackhide__ = True
     if not tool_names:
         raise TypeError("has_tools_executed_in_order needs at least one tool name")
@@ -82,13 +76,7 @@ def has_tools_executed_in_order(
 def has_tools_executed_exactly_in_any_order(
     sel: Selection, *tool_names: Expectation, message: str | None = None
 ) -> Selection:
-    """Exactly these tools were executed successfully, in any order, and no others at all.
-
-    A tool executed twice must be given twice; a tool not given must not have been executed, not
-    even in a failed execution (failed executions of given tools do not count). Items may be
-    ``(tool name, arguments)`` pairs; no execution satisfies two items. Marks every successful
-    execution.
-    """
+    """Exactly these tools were executed successfully, in any order, and no others at all."""
     __tracebackhide__ = True
     wanted = expectations(tool_names, "has_tools_executed_exactly_in_any_order")
     check = python_call("has_tools_executed_exactly_in_any_order", *tool_names)

@@ -164,13 +164,7 @@ def has_failed(sel: Selection, *, message: str | None = None) -> Selection:
 def has_failed_with(
     sel: Selection, error_type: type[BaseException] | str, *, message: str | None = None
 ) -> Selection:
-    """The invocation failed with an error of ``error_type``, or with an error caused by one.
-
-    A class matches its subclasses too (when the recorded class can be found among the modules
-    already imported); a type name matches the recorded type's full name or last dotted segment
-    (``"ValueError"``, ``"pydantic_ai.exceptions.UnexpectedModelBehavior"``). Acknowledges the
-    failure.
-    """
+    """The invocation failed with an error of ``error_type``, or with an error caused by one."""
     __tracebackhide__ = True
     if isinstance(error_type, str):
         if not error_type.strip():

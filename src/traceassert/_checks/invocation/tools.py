@@ -127,15 +127,7 @@ def _successful(sel: Selection, check: str, name: str, count: Count, message: st
 def has_tool_executed_with(
     sel: Selection, tool_name: str, arguments: ArgumentsCheck, *, message: str | None = None
 ) -> Selection:
-    """The tool was executed successfully at least once with matching arguments.
-
-    ``arguments`` is a mapping (its keys must be present with values matching as JSON; other keys
-    are ignored; ``3`` matches ``3.0`` and ``"3"``; nested objects and arrays exactly; matcher
-    objects such as dirty-equals or ``unittest.mock.ANY`` are honoured), a matcher object asked
-    about the whole arguments dict, or a callable run once per successful execution with a copy of
-    its arguments: an execution passes unless the callable raises AssertionError (or returns
-    False); other exceptions propagate. Marks the executions that matched.
-    """
+    """The tool was executed successfully at least once with matching arguments."""
     __tracebackhide__ = True
     name = one_name(tool_name)
     kind = arguments_kind(arguments)
@@ -192,9 +184,7 @@ def has_tool_executed_with(
 def has_tool_execution_failed(
     sel: Selection, tool_name: str, *, error_containing: str | None = None, message: str | None = None
 ) -> Selection:
-    """The tool was executed at least once and that execution failed (it raised, or its arguments
-    were invalid); with ``error_containing``, a failed execution whose error type or message contains
-    that text (case-sensitive). Marks every such execution of the tool."""
+    """The check of ``has_tool_execution_failed`` (its docstring on the asserter says what it does)."""
     __tracebackhide__ = True
     name = one_name(tool_name)
     if error_containing is not None and (not isinstance(error_containing, str) or not error_containing):

@@ -35,9 +35,7 @@ def called_agent(
     count: Count = AT_LEAST_ONE,
     message: str | None = None,
 ) -> Selection:
-    """Narrow to the invocations of ``agent_name`` (one name, or a list: any of them) inside the
-    selection, with everything below them; fail when their number is not as asked (default: at
-    least one). Nested invocations count unless ``top_level_only()`` was called."""
+    """The check of ``called_agent`` (its docstring on the asserter says what it does)."""
     __tracebackhide__ = True
     names = names_arg(agent_name, "agent", "called_agent")
     return _called_agents_named(sel, "called_agent", agent_name, names, count, message)

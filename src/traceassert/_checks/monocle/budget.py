@@ -28,11 +28,7 @@ _RECORD_TYPES = ("workflow", "agent", "tool", "inference", "model", "span", "all
 
 
 def under_token_limit(sel: Selection, token_limit: int, *, message: str | None = None) -> Selection:
-    """Fail when the model calls in the selection used more than ``token_limit`` tokens in all.
-
-    Each logical model call counts once (wrapper and provider spans are one call); a call's total is
-    its recorded total, else input + output. A selection without any token data fails, saying so.
-    """
+    """Fail when the model calls in the selection used more than ``token_limit`` tokens in all."""
     __tracebackhide__ = True
     if isinstance(token_limit, bool) or not isinstance(token_limit, int | float):
         raise TypeError(f"token_limit must be a number, got {token_limit!r}")
@@ -94,12 +90,7 @@ def under_duration(
     *,
     message: str | None = None,
 ) -> Selection:
-    """Fail when a span of ``span_type`` in the selection took longer than ``duration_limit``.
-
-    ``span_type``: "workflow" (the outermost selected spans: the whole run), "agent", "tool",
-    "inference"/"model", "span"/"all", or any other value to match Monocle's ``span.type``
-    attribute. ``units``: "seconds" (default), "ms", "minutes".
-    """
+    """Fail when a span of ``span_type`` in the selection took longer than ``duration_limit``."""
     __tracebackhide__ = True
     factor = UNITS.get(units.lower()) if isinstance(units, str) else None
     if factor is None:

@@ -39,9 +39,7 @@ def describe_handoffs(handoffs: Sequence[Handoff], limit: int = 10) -> str:
 def handed_off_to(
     sel: Selection, agent_name: str | Sequence[str], *, message: str | None = None
 ) -> Selection:
-    """Narrow to the invocation(s) of ``agent_name`` (one name, or a list: any of them) that took
-    over through a handoff made inside the selection; fail when there is no such handoff, or when
-    the trace does not record the run of the agent handed to."""
+    """The check of ``handed_off_to`` (its docstring on the asserter says what it does)."""
     __tracebackhide__ = True
     names = names_arg(agent_name, "agent", "handed_off_to")
     check = call_text("handed_off_to", agent_name)

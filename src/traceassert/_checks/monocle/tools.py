@@ -38,10 +38,7 @@ def called_tool(
     count: Count = AT_LEAST_ONE,
     message: str | None = None,
 ) -> Selection:
-    """Narrow to the executions of ``tool_name`` (one name, or a list: any of them) inside the
-    selection, by ``agent_name`` when given; fail when their number is not as asked (default: at
-    least one). Failed executions count: the tool was called. Nested agents' calls count unless
-    ``top_level_only()`` was called."""
+    """The check of ``called_tool`` (its docstring on the asserter says what it does)."""
     __tracebackhide__ = True
     names = names_arg(tool_name, "tool", "called_tool")
     agent_arg(agent_name, "called_tool")
