@@ -74,6 +74,7 @@ def _project(pytester: pytest.Pytester, plain_goldens: Path) -> Path:
     return goldens
 
 
+@pytest.mark.slow
 def test_record_redacts_what_only_the_extra_pattern_matches(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, plain_goldens: Path
 ) -> None:
@@ -103,6 +104,7 @@ def test_record_redacts_what_only_the_extra_pattern_matches(
     assert "zz-slot" not in out
 
 
+@pytest.mark.slow
 def test_a_changed_value_under_an_extra_pattern_is_not_printed_in_the_diff(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, plain_goldens: Path
 ) -> None:
