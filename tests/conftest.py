@@ -36,6 +36,9 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 #: installs (langsmith with LangChain, logfire, hypothesis) and no inner run uses them, but importing them
 #: took about 6 of the 8 seconds of CPU that starting each inner pytest took (``python -X importtime``).
 INNER_RUNS_WITHOUT = ("randomly", "langsmith_plugin", "hypothesispytest", "logfire", "pytest_logfire")
+#: the same as command-line arguments, for the inner pytest runs started without pytester
+#: (``subprocess.run([sys.executable, "-m", "pytest", *INNER_RUN_ARGS, ...])``)
+INNER_RUN_ARGS = tuple(arg for name in INNER_RUNS_WITHOUT for arg in ("-p", f"no:{name}"))
 
 
 @pytest.fixture

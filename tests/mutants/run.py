@@ -2,9 +2,9 @@
 
 Not collected by pytest (run it by hand from the repository root):
 
-    PYTHONPATH=$PWD/src /work/venv/bin/python tests/mutants/run.py            # every mutant
-    PYTHONPATH=$PWD/src /work/venv/bin/python tests/mutants/run.py --id R01   # one
-    PYTHONPATH=$PWD/src /work/venv/bin/python tests/mutants/run.py --list
+    PYTHONPATH=src python tests/mutants/run.py            # every mutant
+    PYTHONPATH=src python tests/mutants/run.py --id R01   # one
+    PYTHONPATH=src python tests/mutants/run.py --list
 
 Each mutant replaces one exact snippet of one file, runs the tests chosen for it
 (``python -m pytest FILES -x -q -p no:randomly`` with a timeout) and is *killed* when they fail,

@@ -21,6 +21,7 @@ def test_record(trace_asserter):
 """
 
 
+@pytest.mark.slow
 def test_generated_modules_hold_no_secret_and_pass(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(weather_app=APP, conftest=CONFTEST, test_record=RECORD)
     pytester.runpytest_subprocess("-p", "no:cacheprovider", "test_record.py").assert_outcomes(passed=1)

@@ -59,6 +59,7 @@ def test_x(trace_asserter):
 """
 
 
+@pytest.mark.slow
 def test_same_method_name_in_two_classes_records_two_goldens(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -4,6 +4,9 @@ network): a value that only the extra pattern marks as secret is redacted in the
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
+
 import pytest
 
 from tests.plugin._goldens import run_inner
@@ -45,14 +48,39 @@ def test_vault(trace_asserter):
 """
 
 
-def test_record_redacts_what_only_the_extra_pattern_matches(
-    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
-) -> None:
+_PLAIN: list[Path] = []
+
+
+@pytest.fixture
+def plain_goldens(pytester: pytest.Pytester, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The goldens of one run of APP recorded without the extra pattern, shared by this module's tests
+    (a subprocess run takes seconds; each test gets a copy in its pytester folder)."""
+    if not _PLAIN:
+        pytester.makepyfile(test_app=APP)
+        goldens = pytester.path / "goldens"
+        run_inner(pytester, f"--traceassert-record={goldens}").assert_outcomes(passed=1)
+        kept = tmp_path_factory.mktemp("plain-goldens") / "goldens"
+        shutil.copytree(goldens, kept)
+        _PLAIN.append(kept)
+    return _PLAIN[0]
+
+
+def _project(pytester: pytest.Pytester, plain_goldens: Path) -> Path:
+    """``pytester``'s folder holding APP and a copy of the goldens recorded without the pattern."""
     pytester.makepyfile(test_app=APP)
     goldens = pytester.path / "goldens"
+    if not goldens.exists():
+        shutil.copytree(plain_goldens, goldens)
+    return goldens
+
+
+@pytest.mark.slow
+def test_record_redacts_what_only_the_extra_pattern_matches(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, plain_goldens: Path
+) -> None:
+    goldens = _project(pytester, plain_goldens)
     golden = goldens / "test_app" / "test_vault.json"
     # without the pattern the value is not secret-looking: the golden holds it
-    run_inner(pytester, f"--traceassert-record={goldens}").assert_outcomes(passed=1)
     assert SLOT in golden.read_text()
     # with it, the golden is written redacted
     run_inner(pytester, f"--traceassert-record={goldens}", "--traceassert-redact=vault").assert_outcomes(
@@ -76,13 +104,13 @@ def test_record_redacts_what_only_the_extra_pattern_matches(
     assert "zz-slot" not in out
 
 
+@pytest.mark.slow
 def test_a_changed_value_under_an_extra_pattern_is_not_printed_in_the_diff(
-    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, plain_goldens: Path
 ) -> None:
-    pytester.makepyfile(test_app=APP)
-    goldens = pytester.path / "goldens"
     # recorded without the pattern: the golden holds the slot, the live run has another one
-    run_inner(pytester, f"--traceassert-record={goldens}").assert_outcomes(passed=1)
+    goldens = _project(pytester, plain_goldens)
+    assert SLOT in (goldens / "test_app" / "test_vault.json").read_text()
     monkeypatch.setenv("CHECK_GOLDEN", "1")
     monkeypatch.setenv("SLOT", "zz-slot-changed-77")
     failed = run_inner(pytester, "--traceassert-redact=vault", "-vv")

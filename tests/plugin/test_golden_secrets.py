@@ -55,6 +55,7 @@ def _no_secret(text: str) -> None:
     assert TOKEN not in text and "c2lnbmF0dXJlLXNlY3JldA" not in text
 
 
+@pytest.mark.slow
 def test_a_recorded_run_with_secrets_passes_against_its_own_golden_and_a_change_shows_no_secret(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -97,6 +98,7 @@ def test_a_recorded_run_with_secrets_passes_against_its_own_golden_and_a_change_
     assert "args[&#x27;user&#x27;]" in html.read_text() or "args['user']" in html.read_text()
 
 
+@pytest.mark.slow
 def test_a_golden_recorded_unredacted_shows_a_changed_secret_redacted(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:

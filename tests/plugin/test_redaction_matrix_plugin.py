@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import INNER_RUN_ARGS
+
 SECRETS = {
     "prompt": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJQUk9NUFQifQ.c2lnbmF0dXJlUFJPTVBU",
     "argument": "hunter2pwARGUMENT",
@@ -96,8 +98,7 @@ def _session(root: Path, *extra: str) -> dict[str, str]:
     args = [
         "-p",
         "no:cacheprovider",
-        "-p",
-        "no:randomly",
+        *INNER_RUN_ARGS,
         f"--traceassert-html={root / 'report.html'}",
         f"--traceassert-report={root / 'report.jsonl'}",
         f"--traceassert-dump-dir={root / 'dumps'}",

@@ -4,6 +4,7 @@ failing and one passing test) in headless Chromium."""
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -16,17 +17,27 @@ from tests.report.conftest import Chromium, open_report, screenshot
 DOCS_IMG = Path(__file__).resolve().parents[2] / "docs" / "img" / "html-report.png"
 
 
+_REPORT: list[Path] = []
+
+
 @pytest.fixture
-def report(pytester: pytest.Pytester) -> Path:
-    """The report of a run of the weather app's tests (its failing test's trace dumped to ``traces/``)."""
-    pytester.makepyfile(weather_app=APP, test_weather=TESTS)
-    pytester.makeconftest(CONFTEST)
-    result = pytester.runpytest_subprocess(
-        "-p", "no:cacheprovider", "--traceassert-html=out/report.html", "--traceassert-dump-dir=traces"
-    )
-    result.assert_outcomes(passed=1, failed=1)
-    result.stdout.fnmatch_lines(["*html report: *out*report.html"])
-    path = pytester.path / "out" / "report.html"
+def report(pytester: pytest.Pytester, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The report of a run of the weather app's tests (its failing test's trace dumped to ``traces/``),
+    from one pytester run shared by this module's tests: they only read it (a subprocess run takes
+    seconds). The run's folder is copied out of the first test's pytester folder."""
+    if not _REPORT:
+        pytester.makepyfile(weather_app=APP, test_weather=TESTS)
+        pytester.makeconftest(CONFTEST)
+        result = pytester.runpytest_subprocess(
+            "-p", "no:cacheprovider", "--traceassert-html=out/report.html", "--traceassert-dump-dir=traces"
+        )
+        result.assert_outcomes(passed=1, failed=1)
+        result.stdout.fnmatch_lines(["*html report: *out*report.html"])
+        kept = tmp_path_factory.mktemp("report-run")
+        shutil.copytree(pytester.path / "out", kept / "out")
+        shutil.copytree(pytester.path / "traces", kept / "traces")
+        _REPORT.append(kept / "out" / "report.html")
+    path = _REPORT[0]
     assert SECRET not in path.read_text(encoding="utf-8")
     return path
 

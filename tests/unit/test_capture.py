@@ -252,6 +252,7 @@ class _CheapSpan:
         self.parent = parent
 
 
+@pytest.mark.slow
 def test_ownership_is_not_forgotten_after_many_spans_and_memory_stays_bounded() -> None:
     """210,000 spans (more than the 200,000 after which ownership used to be forgotten) between a
     parent and its straggler child: the child still follows its ended capture. Nothing counts spans

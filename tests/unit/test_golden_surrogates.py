@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import traceassert as ta
+from tests.conftest import INNER_RUN_ARGS
 from tests.unit.spanbuilder import SpanBuilder
 
 SRC = Path(__file__).parents[2] / "src"
@@ -81,7 +82,7 @@ def test_generate_on_such_a_trace_writes_a_module_that_passes_on_its_golden(tmp_
     compile(module, "test_odd.py", "exec")
     assert "\\ud800" in module and "\ud800" not in module
     run = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly", "test_odd.py"],
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *INNER_RUN_ARGS, "test_odd.py"],
         capture_output=True,
         env={**os.environ, "PYTHONPATH": str(SRC)},
         cwd=tmp_path,
