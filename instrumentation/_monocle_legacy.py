@@ -2,17 +2,17 @@
 exporter, the scenario on a scripted HTTP transport (no network). Each recording needs a scratch
 virtualenv of its own (the releases pin old OpenTelemetry and framework versions)::
 
-    python3 -m venv /work/venv-monocle-old
-    /work/venv-monocle-old/bin/pip install monocle-apptrace==0.5.3 langgraph langchain==1.5.2 \\
+    python3 -m venv .venv-monocle-old
+    .venv-monocle-old/bin/pip install monocle-apptrace==0.5.3 langgraph langchain==1.5.2 \\
         langchain-openai openai==1.109.1 openai-agents==0.2.9 pytest
-    /work/venv-monocle-old/bin/pip install --no-deps -e .
-    python3 -m venv /work/venv-crewai-old
-    /work/venv-crewai-old/bin/pip install monocle-apptrace==0.7.0 crewai==1.6.1 litellm pytest
-    /work/venv-crewai-old/bin/pip install --no-deps -e .
+    .venv-monocle-old/bin/pip install --no-deps -e .
+    python3 -m venv .venv-crewai-old
+    .venv-crewai-old/bin/pip install monocle-apptrace==0.7.0 crewai==1.6.1 litellm pytest
+    .venv-crewai-old/bin/pip install --no-deps -e .
 
-    /work/venv-monocle-old/bin/python -m instrumentation._monocle_legacy langgraph OUT_DIR
-    /work/venv-monocle-old/bin/python -m instrumentation._monocle_legacy openai_agents OUT_DIR
-    /work/venv-crewai-old/bin/python -m instrumentation._monocle_legacy crewai OUT_DIR
+    .venv-monocle-old/bin/python -m instrumentation._monocle_legacy langgraph OUT_DIR
+    .venv-monocle-old/bin/python -m instrumentation._monocle_legacy openai_agents OUT_DIR
+    .venv-crewai-old/bin/python -m instrumentation._monocle_legacy crewai OUT_DIR
 
 Each writes one ``monocle_trace_*.json`` into ``OUT_DIR``: copy it to ``tests/data/`` as
 ``monocle_0_5_langgraph.json``, ``monocle_0_5_openai_agents.json`` or ``monocle_0_7_crewai.json``.

@@ -20,6 +20,8 @@ from pathlib import Path
 import pytest
 
 DATA = Path(__file__).resolve().parents[1] / "data"
+#: the recording that ships in the package (``traceassert show --example``) keeps the same convention
+EXAMPLES = Path(__file__).resolve().parents[2] / "src" / "traceassert" / "_examples"
 
 #: the start of a path that only exists on one machine (home and user folders, checkouts under /work,
 #: temporary directories, pyenv and conda installs); preceded by a character that ends a path's start, so
@@ -53,15 +55,16 @@ def _read(path: Path) -> str:
 
 
 def _data_files() -> list[Path]:
-    return sorted(p for p in DATA.rglob("*") if p.is_file())
+    return sorted([*(p for p in DATA.rglob("*") if p.is_file()), *EXAMPLES.glob("*.json")])
 
 
 def test_there_are_recordings_to_check() -> None:
     names = {p.name for p in _data_files()}
     assert {"pydantic_ai_current.json", "monocle_0_7_crewai.json", "vercel_ai.json"} <= names
+    assert "pydantic_ai_scenario.json" in names
 
 
-@pytest.mark.parametrize("path", _data_files(), ids=lambda p: p.relative_to(DATA).as_posix())
+@pytest.mark.parametrize("path", _data_files(), ids=lambda p: p.name)
 def test_no_machine_paths(path: Path) -> None:
     found = machine_paths(_read(path))
     assert not found, f"{path.name} names paths of the machine it was recorded on: {found[:5]}"
