@@ -325,12 +325,13 @@ class Instrument:
     def tool(self, name: Callable[P, R], /) -> Callable[P, R]: ...
 
     @overload
-    def tool(self, name: str | None = None, /) -> Callable[[Callable[P, R]], Callable[P, R]]: ...
+    def tool(self, name: str | None = None) -> Callable[[Callable[P, R]], Callable[P, R]]: ...
 
-    def tool(self, name: Any = None, /) -> Any:
+    def tool(self, name: Any = None) -> Any:
         """Record each call as a tool execution (``execute_tool <name>``; the function's name by default).
 
-        Use as ``@ta.instrument.tool``, ``@ta.instrument.tool()`` or ``@ta.instrument.tool("name")``.
+        Use as ``@ta.instrument.tool``, ``@ta.instrument.tool()``, ``@ta.instrument.tool("name")`` or
+        ``@ta.instrument.tool(name="name")``.
         """
         if callable(name):
             return _decorate(_ToolKind(None), name)

@@ -179,14 +179,16 @@ def _lines(trace: Trace, paint: _Painter, max_value_chars: int) -> list[Any]:
 
 
 def _counts(trace: Trace) -> str:
-    """The first line: how many spans, agents, tools (and failures), model calls, tokens, handoffs."""
+    """The first line: how many spans, agents, tools (and failures), model calls, tokens, handoffs. The
+    work outside any agent is no agent invocation: it is not counted as one."""
+    agents = sum(1 for inv in trace.all_agents() if not inv.implicit)
     tools = trace.tool_executions
     failed = sum(1 for t in tools if t.failed)
     calls = trace.model_calls
     tokens = [c.total_tokens for c in calls if c.total_tokens is not None]
 
     head = (
-        f"trace: {len(trace.spans)} spans, {len(trace.all_agents())} agent invocation(s), "
+        f"trace: {len(trace.spans)} spans, {agents} agent invocation(s), "
         f"{len(tools)} tool execution(s) ({failed} failed), {len(calls)} model call(s)"
     )
     if tokens:

@@ -68,6 +68,13 @@ class Case:
     #: a name holds a secret: the golden's (redacted) name cannot match the run's, so only the golden
     #: is checked
     secret_name: bool
+    #: the ``token_margin`` the module is generated with
+    margin: float | None = 0.2
+
+
+#: token margins: the default, ints (the total times an int is an int), a margin too large for a float
+#: product, and none (no budget)
+MARGINS: tuple[float | None, ...] = (0.2, 0, 1, 2, 0.125, 1e307, None)
 
 
 def _value(rng: random.Random, depth: int = 0) -> Any:
@@ -174,7 +181,23 @@ def build(rng: random.Random) -> Case:
     trace = b.trace()
     names = [a.name for a in trace.all_agents()] + [t.name for t in trace.tool_executions]
     names += [h.to_agent or "" for h in trace.handoffs]
-    return Case(trace, any(redact_text(n) != n for n in names))
+    # the margin from the trace id: drawing it from rng would change every later trace of a seed
+    margin = MARGINS[int(b.trace_id, 16) % len(MARGINS)]
+    return Case(trace, any(redact_text(n) != n for n in names), margin)
+
+
+def explicit() -> list[Case]:
+    """The cases that once crashed, built the same way every time: an agent's model calls with token
+    counts of 1.5e308 (totals of 1.5e308 and beyond what a float holds) under every kind of margin."""
+    cases = []
+    for tokens in ((1.5e308, 1), (1.5e308, 1.5e308), (1.5e308, None)):
+        for margin in MARGINS:
+            b = SpanBuilder()
+            agent = b.agent("A")
+            b.chat(agent, inp=tokens[0], out=tokens[1])  # type: ignore[arg-type]
+            b.chat(agent, inp=10, out=5)
+            cases.append(Case(b.trace(), False, margin))
+    return cases
 
 
 def _env() -> dict[str, str]:
@@ -198,7 +221,12 @@ def check(cases: list[Case], folder: Path) -> list[str]:
     for i, case in enumerate(cases):
         name = f"test_fuzz_{i:04d}"
         try:
-            test = generate_test(case.trace, name=name, source_name=f"https://u:{SECRETS[2]}@host/{i}.json")
+            test = generate_test(
+                case.trace,
+                name=name,
+                source_name=f"https://u:{SECRETS[2]}@host/{i}.json",
+                token_margin=case.margin,
+            )
         except Exception as exc:
             problems.append(f"{name}: generate raised {type(exc).__name__}: {exc}")
             continue

@@ -34,15 +34,18 @@ def _directly_under_and_deeper(trace: ta.Trace) -> bool:
 
 
 def test_generated_modules_pass_on_their_golden_and_their_run(tmp_path: Path) -> None:
-    # every seed's traces in one batch: two subprocesses in all (one per side), not two per seed
-    cases = [generate_fuzz.build(rng) for rng in map(random.Random, SEEDS) for _ in range(CASES)]
+    # every seed's traces in one batch: two subprocesses in all (one per side), not two per seed; the
+    # explicit cases (token counts of 1.5e308 under every kind of margin) first
+    cases = generate_fuzz.explicit()
+    cases += [generate_fuzz.build(rng) for rng in map(random.Random, SEEDS) for _ in range(CASES)]
     problems = generate_fuzz.check(cases, tmp_path)
     assert not problems, "\n\n".join(problems[:5])
 
 
 def test_the_fuzz_builds_the_features_that_broke_generate() -> None:
     rng = random.Random(SEEDS[0])
-    traces = [generate_fuzz.build(rng).trace for _ in range(CASES)]
+    cases = [generate_fuzz.build(rng) for _ in range(CASES)]
+    traces = [case.trace for case in cases]
     names = {a.name for t in traces for a in t.all_agents()}
     assert {"import", "class", "\ud800"} <= names
     assert any(_directly_under_and_deeper(t) for t in traces)
@@ -54,6 +57,16 @@ def test_the_fuzz_builds_the_features_that_broke_generate() -> None:
     assert any(tr.reconstruction.non_finite for tr in traces)
     assert any(t.failed for tr in traces for t in tr.tool_executions)
     assert any(a.status == "failed" for t in traces for a in t.all_agents())
+    margins = {case.margin for case in cases}
+    assert any(type(m) is int for m in margins) and {1e307, None} <= margins  # ints, huge, none
+
+
+def test_the_explicit_cases_hold_the_token_counts_that_crashed_generate() -> None:
+    cases = generate_fuzz.explicit()
+    assert {c.margin for c in cases} == set(generate_fuzz.MARGINS)
+    huge = [c for c in cases if any(call.input_tokens == int(1.5e308) for call in c.trace.model_calls)]
+    assert len(huge) == len(cases)
+    assert any(c.trace.token_total()[0] > 1.7976931348623157e308 for c in cases)  # beyond a float
 
 
 def test_the_long_fuzz_script_runs_a_batch(capsys: pytest.CaptureFixture[str]) -> None:

@@ -277,6 +277,23 @@ def test_methods_and_keyword_arguments() -> None:
     assert tool.result == {"sum": 5}
 
 
+def test_the_tool_name_is_taken_by_keyword_too() -> None:
+    # the docs table shows `.tool(name=None)`: the keyword works as the positional form does
+    @instrument.tool(name="lookup_order")
+    def find(order_id: str) -> str:
+        return f"order {order_id}"
+
+    @instrument.tool(name=None)
+    def refund(order_id: str) -> str:
+        return "refunded"
+
+    with ta.capture() as cap:
+        assert find("A1") == "order A1" and refund("A1") == "refunded"
+    names = [t.name for t in cap.trace().tool_executions]
+    assert names == ["lookup_order", "refund"]
+    assert [s.name for s in cap.trace().spans] == ["execute_tool lookup_order", "execute_tool refund"]
+
+
 def test_unserialisable_values_do_not_break_the_call() -> None:
     class Opaque:
         __slots__ = ()

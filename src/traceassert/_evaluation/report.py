@@ -23,6 +23,7 @@ __all__ = [
     "combine_runs",
     "crash_line",
     "format_summary",
+    "rate_text",
     "repeat_args",
     "repeat_verdict",
     "run_outcome",
@@ -86,6 +87,20 @@ def run_outcome(reports: Iterable[PhaseReport]) -> str:
     return "passed"
 
 
+def rate_text(passed: int, counted: int, decimals: int = 1) -> str:
+    """``passed`` of ``counted`` as a percentage with ``decimals`` decimals, or more where fewer would
+    round a failure or a pass away: 100% only when every one passed, 0% only when none did (2,083 of 2,084
+    is 99.95%, not 100.0%)."""
+    if passed >= counted or passed <= 0:
+        return f"{100 if passed >= counted else 0:.{decimals}f}%"
+    rate = passed / counted
+    for places in range(decimals, decimals + 13):
+        text = f"{rate * 100:.{places}f}"
+        if 0 < float(text) < 100:
+            return f"{text}%"
+    return ">0%" if rate < 0.5 else "<100%"  # pragma: no cover - more than 10**13 runs
+
+
 @dataclass(frozen=True)
 class RepeatVerdict:
     """The outcome of a repeated test: ``ok`` when the pass rate reaches ``min_pass_rate``."""
@@ -116,8 +131,9 @@ class RepeatVerdict:
         """One line with the rate, then one line per run."""
         skipped = len(self.outcomes) - self.counted
         rate = self.pass_rate
+        shown = rate_text(self.passed, self.counted, 0)
         head = (
-            f"{self.passed} of {self.counted} run(s) passed (pass rate {rate:.0%}), "
+            f"{self.passed} of {self.counted} run(s) passed (pass rate {shown}), "
             f"min_pass_rate {self.min_pass_rate:.0%}"
             if rate is not None
             else "every run was skipped"
@@ -295,13 +311,14 @@ def format_summary(
     counts = ", ".join(f"{n} {k}" for k, n in sorted(outcomes.items()))
     lines = [f"tests: {summary['tests']} ({counts})"]
     if summary["pass_rate"] is not None:
-        lines[0] += f", pass rate {_pct(summary['pass_rate'])}"
+        passed = outcomes.get("passed", 0)
+        lines[0] += f", pass rate {rate_text(passed, sum(outcomes.get(k, 0) for k in _COUNTED))}"
     for t in tests:
         rep = t.get("repeat")
         if rep:
             lines.append(
                 f"repeated {t['nodeid']}: {rep['passed']}/{rep['counted']} runs passed "
-                f"({_pct(rep['pass_rate']) if rep['pass_rate'] is not None else 'n/a'}, "
+                f"({rate_text(rep['passed'], rep['counted']) if rep['pass_rate'] is not None else 'n/a'}, "
                 f"min_pass_rate {_pct(rep['min_pass_rate'])}) -> {t.get('outcome')}"
             )
     if summary["scores"]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -102,8 +103,8 @@ def _ratio(text: str) -> float | None:
     if text.lower() == "none":
         return None
     value = float(text.rstrip("%")) / (100 if text.endswith("%") else 1)
-    if not value >= 0:
-        raise argparse.ArgumentTypeError(f"must be >= 0 (or 'none'), got {text!r}")
+    if not (value >= 0 and math.isfinite(value)):  # NaN, infinities and 1e400 are no margin
+        raise argparse.ArgumentTypeError(f"must be a finite number >= 0 (or 'none'), got {text!r}")
     return value
 
 
@@ -173,7 +174,11 @@ def add_commands(
         "--replay", action="store_true", help="replay the golden trace saved beside the test (the default)"
     )
     generate.add_argument(
-        "--token-margin", type=_ratio, default=0.2, metavar="R", help="token budget margin (default 0.2)"
+        "--token-margin",
+        type=_ratio,
+        default=0.2,
+        metavar="R",
+        help="token budget margin (default 0.2; 20%% works too; none: no budget)",
     )
     add_format(generate)
     generate.set_defaults(func=lambda args: _cmd_generate(args, load))

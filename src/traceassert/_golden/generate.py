@@ -10,7 +10,8 @@ margin. Two modes: ``replay`` loads the slim golden trace saved beside the test;
 The module passes on the run and on its golden by construction: every number and list is read through
 the checks' own selections (`generate_facts`), from the redacted trace the golden holds; checks that
 could not pass are left out (an agent whose runs ended differently gets its counts only; no budget
-when a token count is not finite). Nothing secret is written: values are the redacted ones, with
+when a token count is not finite, and no margin when it would leave what a float holds: the comment says
+why). Nothing secret is written: values are the redacted ones, with
 ``ta.Redacted(...)`` where a secret stood. Everything pasted into the source (names, paths, texts,
 numbers) goes through `literal`, so no name can end a string or a comment; variable names are made
 from agent names as plain ASCII identifiers that are neither keywords nor names the test uses.
@@ -149,24 +150,56 @@ def _outside_lines(facts: TraceFacts) -> Iterator[str]:
             yield f"a.called_tool({literal(name)}, count={n})"
 
 
-def _limit(total: float, margin: float) -> int:
-    """The smallest whole limit at or above ``total`` plus the margin, never below the total or 0
-    (the margin is left out when it would overflow)."""
-    floor = math.ceil(total)
+def _margin(token_margin: Any) -> float | None:
+    """The margin as a finite float ``>= 0`` (None: no budget), so that what follows never meets NaN,
+    an infinity or an integer too large for a float (raises ValueError)."""
+    if token_margin is None:
+        return None
+    if isinstance(token_margin, bool) or not isinstance(token_margin, int | float):
+        raise ValueError(f"token_margin must be a number >= 0 or None, got {type(token_margin).__name__}")
+    try:
+        margin = float(token_margin)
+    except OverflowError:  # an int too large for a float
+        raise ValueError(
+            "token_margin must be a finite number >= 0, got an integer too large for a float"
+        ) from None
+    if not (math.isfinite(margin) and margin >= 0):
+        raise ValueError(f"token_margin must be a finite number >= 0, got {margin!r}")
+    return margin
+
+
+def _limit(total: int, margin: float) -> tuple[int, str]:
+    """The smallest whole limit at or above ``total`` plus the margin, never below the total or 0, and
+    what the comment says of the margin (the margin is left out, and the comment says so, when the total
+    times the margin is more than a float holds)."""
     try:
         scaled = total * (1 + margin)
-    except OverflowError:  # an int total too large for a float
-        return max(0, floor)
-    return max(0, floor, math.ceil(scaled) if math.isfinite(scaled) else floor)
+    except OverflowError:  # a total too large for a float
+        scaled = math.inf
+    if not math.isfinite(scaled):
+        return max(0, total), f"no margin: the total plus {margin:g} times it is more than a float holds"
+    percent = margin * 100
+    said = f"{percent:g}% margin" if math.isfinite(percent) else f"a margin of {margin:g} times the total"
+    return max(0, total, math.ceil(scaled)), said
 
 
-def _budget_lines(facts: TraceFacts, margin: float) -> Iterator[str]:
+def _budget_lines(facts: TraceFacts, margin: float | None) -> Iterator[str]:
     if facts.no_budget:
         yield f"# {facts.no_budget}"
-    elif facts.tokens is not None:
-        total = facts.tokens[0]
-        yield f"# tokens: {literal(total)} recorded, {margin:.0%} margin"
-        yield f"a.under_token_limit({literal(_limit(total, margin))})"
+        return
+    if facts.tokens is None:
+        return
+    total = facts.tokens[0]
+    if margin is None:
+        yield "# no token budget: the token margin is none"
+        return
+    limit, said = _limit(total, margin)
+    try:
+        lines = [f"# tokens: {literal(total)} recorded, {said}", f"a.under_token_limit({literal(limit)})"]
+    except Unwritable:
+        yield "# the token counts add up to a number too long to write: no token budget"
+        return
+    yield from lines
 
 
 def _live_parts(live: str | None) -> tuple[str, str]:
@@ -185,14 +218,13 @@ def generate_test(
     name: str = "test_recorded_behaviour",
     mode: str = "replay",
     live: str | None = None,
-    token_margin: float = 0.2,
+    token_margin: float | None = 0.2,
     source_name: str = "a trace",
 ) -> GeneratedTest:
     """The source of a pytest module asserting ``trace``'s behaviour (see the module docstring)."""
     if not isinstance(name, str) or not name.isidentifier() or not name.startswith("test"):
         raise ValueError(f"the test name must be a Python identifier starting with 'test', got {name!r}")
-    if not token_margin >= 0:
-        raise ValueError(f"token_margin must be >= 0, got {token_margin!r}")
+    margin = _margin(token_margin)
     if mode not in ("replay", "live"):
         raise ValueError(f"mode must be 'replay' or 'live', got {mode!r}")
     module, func = _live_parts(live) if mode == "live" else ("", "")
@@ -208,7 +240,7 @@ def generate_test(
         body.extend(_agent_lines(agent, _var(agent.name, used, reserved)))
     if facts.unnamed_agents:
         body.extend(["", f"# {facts.unnamed_agents} agent run(s) without a name are not checked"])
-    for section in (list(_outside_lines(facts)), list(_budget_lines(facts, token_margin))):
+    for section in (list(_outside_lines(facts)), list(_budget_lines(facts, margin))):
         if section:
             body.extend(["", *section])
     doc = f"Behaviour of {redact_text(source_name)}, as `traceassert generate` recorded it. Edit freely."

@@ -15,7 +15,6 @@ differently gets its counts only.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -85,8 +84,9 @@ class TraceFacts:
     unnamed_agents: int
     #: (tool name, every execution of that name ``called_tool`` counts) for the tools run outside agents
     outside_tools: list[tuple[str, int]]
-    #: the token total and how many calls record one; None when no budget can be checked
-    tokens: tuple[int | float, int] | None
+    #: the token total (a whole number: counts are read as ints) and how many calls record one; None when
+    #: no budget can be checked
+    tokens: tuple[int, int] | None
     #: why there is no budget check (a fixed text), or None
     no_budget: str | None
 
@@ -181,14 +181,12 @@ def _target(handoff: Handoff) -> str | None:
     return target if target and hands_to(handoff, (target,)) else None
 
 
-def _tokens(golden: Trace) -> tuple[tuple[int | float, int] | None, str | None]:
+def _tokens(golden: Trace) -> tuple[tuple[int, int] | None, str | None]:
     if golden.reconstruction.non_finite:
         return None, "a model call records a token count that is not a finite number: no token budget"
     total, counted = golden.token_total()
     if not counted:
         return None, None
-    if isinstance(total, float) and not math.isfinite(total):
-        return None, "the token counts add up to more than a float holds: no token budget"
     return (total, counted), None
 
 
