@@ -21,6 +21,7 @@ from typing import Any
 from .._model.span import Span
 from . import _keys as k
 from ._base import NotRecorded, Operation, as_int, as_str, as_str_tuple, error_info, maybe_json
+from ._genai_events import with_event_content
 from ._messages import final_text, requested_tool_calls, user_text
 from ._traceloop_payloads import flat_messages
 
@@ -139,7 +140,11 @@ def might_claim(scope: str | None, keys: frozenset[str]) -> bool:
 MCP_METHOD = "mcp.method.name"
 
 
-def classify(span: Span) -> Operation | None:
+def classify(span: Span, *, events: bool = True) -> Operation | None:
+    """The operation ``span`` records; ``events``: also read the message content its events (or the log
+    records joined to it) carry (``_genai_events``), False for a dialect that reads its events itself."""
+    if events:
+        span = with_event_content(span)
     op = operation_name(span)
     attrs = span.attributes
     if op is None:
