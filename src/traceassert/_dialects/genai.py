@@ -31,7 +31,8 @@ NAME = "genai"
 
 #: what the OpenAI SDK's instrumentation (opentelemetry-instrumentation-openai-v2) never records (see
 #: ``_base.NotRecorded``); in ``event_only`` mode, or without content capture, it also leaves out message
-#: content and tool arguments, which no span says
+#: content and tool arguments, which no span says (in ``event_only`` mode they are in its log records,
+#: read when they are captured or loaded: ``_genai_events``)
 NOT_RECORDED = (
     NotRecorded(
         "tool.executions",
@@ -42,7 +43,7 @@ NOT_RECORDED = (
     ),
     NotRecorded(
         "content",
-        "the OpenAI SDK's instrumentation in event_only mode or without content capture",
+        "the OpenAI SDK's instrumentation without content capture, or in event_only mode without its logs",
         "message content and tool arguments",
         "the failure flags still come from the span status",
         scope="opentelemetry.instrumentation.openai_v2",
