@@ -134,6 +134,13 @@ def test_whole_run_event_mode_reads_as_span_mode(stack: Any) -> None:
     assert events_mode["totals"] == spans_mode["totals"]
 
 
+def test_span_and_event_mode_reads_as_span_mode(stack: Any) -> None:
+    """Content on the spans and in the log records: read once (what the span says wins)."""
+    both = _captured(stack, "span_and_event")
+    assert len(both.logs) == 5
+    assert both.trace().summary() == _captured(stack, "span_only").trace().summary()
+
+
 # -- files -------------------------------------------------------------------------------------------
 
 

@@ -22,13 +22,19 @@ __all__ = ["RESOURCE_LOGS_KEYS", "is_sdk_log", "log_records"]
 
 RESOURCE_LOGS_KEYS = ("resourceLogs", "resource_logs")
 
-#: the keys every ``ReadableLogRecord.to_json()`` object has (and a span's never has all of)
-_SDK_KEYS = ("body", "observed_timestamp", "trace_id", "span_id", "severity_number")
-
 
 def is_sdk_log(value: Any) -> bool:
-    """An SDK log record dump (``ReadableLogRecord.to_json()``)."""
-    return value.__class__ is dict and all(key in value for key in _SDK_KEYS) and "context" not in value
+    """An SDK log record dump (``ReadableLogRecord.to_json()``): the keys every such object has, and a
+    span's never has all of."""
+    return (
+        value.__class__ is dict
+        and "observed_timestamp" in value
+        and "severity_number" in value
+        and "body" in value
+        and "span_id" in value
+        and "trace_id" in value
+        and "context" not in value
+    )
 
 
 def log_records(ctx: Context) -> list[LogRecord]:
