@@ -46,6 +46,7 @@ from typing import Any, Literal
 import httpx2 as httpx
 from openai import OpenAI
 from opentelemetry import trace
+from opentelemetry._logs import LoggerProvider
 from opentelemetry.instrumentation.openai_v2 import OpenAIInstrumentor
 from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.util.genai.handler import TelemetryHandler
@@ -92,7 +93,10 @@ _STATE = _State()
 
 
 def instrument(
-    tracer_provider: trace.TracerProvider | None = None, *, content: ContentMode = "span_only"
+    tracer_provider: trace.TracerProvider | None = None,
+    *,
+    content: ContentMode = "span_only",
+    logger_provider: LoggerProvider | None = None,
 ) -> None:
     """Switch on the OpenAI instrumentation and the agent loop's util-genai handler.
 
@@ -101,14 +105,16 @@ def instrument(
             span starts (so a provider installed later, e.g. by the traceassert pytest plugin, is used).
         content: the content-capturing mode: sets ``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT``
             for the process until `uninstrument` (util-genai 1.1 reads it as each span ends).
+        logger_provider: where the log records go (``event_only`` / ``span_and_event``); None means the
+            global logger provider.
     """
     uninstrument()
     _STATE.env = set_environment({_CONTENT_ENV: content})
     provider = RoutingTracerProvider(tracer_provider)
     instrumentor = OpenAIInstrumentor()  # type: ignore[no-untyped-call]
-    instrumentor.instrument(tracer_provider=provider)
+    instrumentor.instrument(tracer_provider=provider, logger_provider=logger_provider)
     _STATE.instrumentor = instrumentor
-    _STATE.handler = TelemetryHandler(tracer_provider=provider)
+    _STATE.handler = TelemetryHandler(tracer_provider=provider, logger_provider=logger_provider)
 
 
 def uninstrument() -> None:
@@ -266,11 +272,19 @@ def run_scenario(*, agent_spans: bool = True) -> str:
         _STATE.handler = handler
 
 
-def record_spans(*, content: ContentMode = "span_only", agent_spans: bool = True) -> list[ReadableSpan]:
-    """Run the scenario instrumented under an in-memory exporter; return its finished spans.
+def record_spans(
+    *,
+    content: ContentMode = "span_only",
+    agent_spans: bool = True,
+    logger_provider: LoggerProvider | None = None,
+) -> list[ReadableSpan]:
+    """Run the scenario instrumented under an in-memory exporter; return its finished spans (the log
+    records go to ``logger_provider``, else to the global one).
 
     Leaves the instrumentation switched off afterwards.
     """
     return _recording.record_spans(
-        lambda p: instrument(p, content=content), uninstrument, lambda: run_scenario(agent_spans=agent_spans)
+        lambda p: instrument(p, content=content, logger_provider=logger_provider),
+        uninstrument,
+        lambda: run_scenario(agent_spans=agent_spans),
     )

@@ -211,11 +211,15 @@ def test_lines_that_are_not_json_are_still_an_error_without_spans(backend: str) 
 # ---------------------------------------------------------------------------------------- logs, metrics
 
 
-def test_otlp_logs_and_metrics_next_to_traces_are_ignored_with_a_warning(backend: str) -> None:
+def test_otlp_metrics_next_to_traces_are_ignored_with_a_warning_and_logs_are_read(backend: str) -> None:
     traces = json.loads((DATA / "formats" / "otlp-protobuf.json").read_text())
     logs = {"resourceLogs": [{"scopeLogs": [{"logRecords": [{"body": {"stringValue": "hi"}}]}]}]}
     metrics = {"resourceMetrics": [{"scopeMetrics": [{"metrics": [{"name": "m"}]}]}]}
-    expected = "f.json: ignored the OTLP logs (resourceLogs) and metrics (resourceMetrics) in the file"
+    expected = "f.json: ignored the OTLP metrics (resourceMetrics) in the file"
+    # the log record carries no span id: it stays out of the trace, counted in a warning
+    outside = (
+        "1 log record(s) carry no span id: they are not part of the trace (logs written outside any span)"
+    )
     one_document = json.dumps({**traces, **logs, **metrics})
     collector_lines = "\n".join(json.dumps(d) for d in (logs, traces, metrics))
     logs_first = "\n".join(json.dumps(d) for d in (metrics, logs, traces))
@@ -224,8 +228,14 @@ def test_otlp_logs_and_metrics_next_to_traces_are_ignored_with_a_warning(backend
             result = parse_spans(data, name="f.json")
             assert len(result.spans) == 4
             assert [w for w in result.warnings if "ignored" in w] == [expected + ": only traces are read"]
-    with pytest.raises(ta.TraceLoadError, match=r"no spans in f\.json: it holds OTLP logs"):
+            assert [w for w in result.warnings if "log record" in w] == [outside]
+            assert [r.body for r in result.logs] == ["hi"]
+    with pytest.raises(
+        ta.TraceLoadError, match=r"no spans in f\.json: it holds 1 log record\(s\) and no span"
+    ):
         parse_spans(json.dumps(logs), name="f.json")
+    with pytest.raises(ta.TraceLoadError, match=r"no spans in f\.json: it holds OTLP metrics"):
+        parse_spans(json.dumps(metrics), name="f.json")
 
 
 # ---------------------------------------------------------------------------------------- requests

@@ -7,11 +7,14 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from opentelemetry.sdk._logs import LoggerProvider
 from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 
+from .._model.logs import LogRecord, join_logs
 from .._model.span import Span
 from .._trace import Ledger, Trace
 from .diagnosis import other_providers, provider_replaced
+from .logs import global_logger_provider, log_processor_for, log_processors_leave
 from .routing import leave_all, processors_for
 
 __all__ = ["Capture", "Entry", "capture"]
@@ -29,7 +32,8 @@ class Entry:
 
 
 class Capture:
-    """The spans started while this capture was active. Use ``ta.capture()`` to make one.
+    """The spans started while this capture was active, with the log records tied to them. Use
+    ``ta.capture()`` to make one.
 
     ``spans`` and ``trace()`` read live: spans that end after a read are seen by the next one. Spans
     still open are included with ``end_ns=None``.
@@ -43,6 +47,8 @@ class Capture:
         self._cached: tuple[int, Trace] | None = None
         self._open = False
         self._providers: tuple[TracerProvider, ...] = ()
+        self._logs: list[LogRecord] = []
+        self._logger_provider: LoggerProvider | None = None
         self._explicit = False
         #: what checks remember across asserters on this capture
         self.ledger = Ledger()
@@ -55,6 +61,11 @@ class Capture:
             self._entries.append(entry)
             self._version += 1
         return entry
+
+    def _add_log(self, record: LogRecord) -> None:
+        with self._lock:
+            self._logs.append(record)
+            self._version += 1
 
     def _ended(self) -> None:
         with self._lock:
@@ -77,18 +88,31 @@ class Capture:
         return self._providers
 
     @property
+    def logger_provider(self) -> LoggerProvider | None:
+        """The SDK logger provider this capture listens on (None: the global one is not the SDK's)."""
+        return self._logger_provider
+
+    @property
+    def logs(self) -> tuple[LogRecord, ...]:
+        """Every log record captured so far, in emit order (each also joins its span as an event)."""
+        with self._lock:
+            return tuple(self._logs)
+
+    @property
     def spans(self) -> tuple[Span, ...]:
         """Every span captured so far, in start order (open ones with ``end_ns=None``)."""
         return self.trace().spans
 
     def trace(self) -> Trace:
-        """A Trace of what was captured so far (rebuilt only when something changed)."""
+        """A Trace of what was captured so far (rebuilt only when something changed); each log record
+        joins its span as a ``SpanEvent`` (see ``_model.logs``)."""
         with self._lock:
             version = self._version
             cached = self._cached
             if cached is not None and cached[0] == version:
                 return cached[1]
             entries = list(self._entries)
+            logs = list(self._logs)
 
         spans: list[Span] = []
         for entry in entries:
@@ -101,7 +125,10 @@ class Capture:
                 entry.converted = converted
             spans.append(converted)
 
-        result = Trace(spans, source=self.name, ledger=self.ledger)
+        notes: list[str] = []
+        if logs:
+            spans, notes = join_logs(spans, logs)
+        result = Trace(spans, warnings=notes, source=self.name, ledger=self.ledger)
         with self._lock:
             if self._version == version:
                 self._cached = (version, result)
@@ -111,6 +138,7 @@ class Capture:
         """Forget every span captured so far (and what checks remembered)."""
         with self._lock:
             self._entries.clear()
+            self._logs.clear()
             self._version += 1
             self._cached = None
         self.ledger = Ledger()
@@ -122,15 +150,22 @@ class Capture:
         state = "active" if self._open else "closed"
         return f"Capture({len(self._entries)} spans, {state})"
 
-    def start(self, tracer_provider: TracerProvider | None = None) -> Capture:
+    def start(
+        self, tracer_provider: TracerProvider | None = None, logger_provider: LoggerProvider | None = None
+    ) -> Capture:
         """Start capturing: on ``tracer_provider`` only, else on the global SDK provider and on every
-        provider that was global at an earlier capture."""
+        provider that was global at an earlier capture; log records from ``logger_provider``, else from
+        the global SDK logger provider (installed when none is set; an app's provider is never replaced)."""
         processors = processors_for(tracer_provider)
         self._explicit = tracer_provider is not None
         self._providers = tuple(proc.provider for proc in processors)
+        self._logger_provider = logger_provider if logger_provider is not None else global_logger_provider()
+        log_processor = log_processor_for(self._logger_provider) if self._logger_provider else None
 
         for proc in processors:
             proc.begin(self)
+        if log_processor is not None:
+            log_processor.begin(self)
         self._open = True
         return self
 
@@ -138,6 +173,7 @@ class Capture:
         """Stop capturing; the spans captured so far stay readable."""
         if self._open:
             leave_all(self)
+            log_processors_leave(self)
             self._open = False
 
     def check_provider(self) -> str | None:
@@ -159,15 +195,21 @@ class Capture:
 
 
 @contextmanager
-def capture(*, tracer_provider: TracerProvider | None = None, name: str | None = None) -> Iterator[Capture]:
-    """Capture the spans started inside the block::
+def capture(
+    *,
+    tracer_provider: TracerProvider | None = None,
+    name: str | None = None,
+    logger_provider: LoggerProvider | None = None,
+) -> Iterator[Capture]:
+    """Capture the spans started inside the block, and the log records of ``logger_provider`` (else
+    the global SDK logger provider's)::
 
     with ta.capture() as cap:
         run_my_agent()
     ta.assert_trace(cap).called_tool("search")
     """
     cap = Capture(name=name)
-    cap.start(tracer_provider)
+    cap.start(tracer_provider, logger_provider)
     try:
         yield cap
     finally:

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
     from .recording import Capture, Entry
 
-__all__ = ["ensure_installed", "leave_all", "processors_for", "scope"]
+__all__ = ["ensure_installed", "leave_all", "processors_for", "scope", "span_owners"]
 
 _SCOPES: contextvars.ContextVar[tuple[tuple[str, Any], ...]] = contextvars.ContextVar(
     "traceassert_scopes", default=()
@@ -89,6 +89,12 @@ class _Processor(SpanProcessor):
             with self._lock:
                 self._entries[ctx.span_id] = entries
 
+    def owners(self, span_id: int) -> list[Capture] | None:
+        """The captures that own the span ``span_id`` (None: this processor does not know it)."""
+        with self._lock:
+            known = self._owner.get(span_id)
+            return list(known[1]) if known is not None else None
+
     def on_end(self, span: ReadableSpan) -> None:
         ctx = span.context
         if ctx is None:
@@ -142,6 +148,15 @@ class _Registry:
                 self._globals.append(proc)
             return [proc, *(p for p in self._globals if p is not proc)]
 
+    def owners(self, span_id: int) -> list[Capture] | None:
+        with self._lock:
+            procs = list(self._by_provider.values())
+        for proc in procs:
+            found = proc.owners(span_id)
+            if found is not None:
+                return found
+        return None
+
     def end(self, cap: Capture) -> None:
         with self._lock:
             procs = list(self._by_provider.values())
@@ -174,6 +189,11 @@ def processors_for(tracer_provider: TracerProvider | None) -> list[_Processor]:
 def leave_all(cap: Capture) -> None:
     """``cap`` leaves every processor: it gets no span from now on."""
     _PROCESSOR_REGISTRY.end(cap)
+
+
+def span_owners(span_id: int) -> list[Capture] | None:
+    """The captures that own the span ``span_id`` (None: no processor knows it)."""
+    return _PROCESSOR_REGISTRY.owners(span_id)
 
 
 @contextmanager

@@ -21,6 +21,7 @@ from typing import Any
 from .._model.span import Span
 from . import _keys as k
 from ._base import NotRecorded, Operation, as_int, as_str, as_str_tuple, error_info, maybe_json
+from ._genai_events import with_event_content
 from ._messages import final_text, requested_tool_calls, user_text
 from ._traceloop_payloads import flat_messages
 
@@ -30,7 +31,8 @@ NAME = "genai"
 
 #: what the OpenAI SDK's instrumentation (opentelemetry-instrumentation-openai-v2) never records (see
 #: ``_base.NotRecorded``); in ``event_only`` mode, or without content capture, it also leaves out message
-#: content and tool arguments, which no span says
+#: content and tool arguments, which no span says (in ``event_only`` mode they are in its log records,
+#: read when they are captured or loaded: ``_genai_events``)
 NOT_RECORDED = (
     NotRecorded(
         "tool.executions",
@@ -41,7 +43,7 @@ NOT_RECORDED = (
     ),
     NotRecorded(
         "content",
-        "the OpenAI SDK's instrumentation in event_only mode or without content capture",
+        "the OpenAI SDK's instrumentation without content capture, or in event_only mode without its logs",
         "message content and tool arguments",
         "the failure flags still come from the span status",
         scope="opentelemetry.instrumentation.openai_v2",
@@ -139,7 +141,11 @@ def might_claim(scope: str | None, keys: frozenset[str]) -> bool:
 MCP_METHOD = "mcp.method.name"
 
 
-def classify(span: Span) -> Operation | None:
+def classify(span: Span, *, events: bool = True) -> Operation | None:
+    """The operation ``span`` records; ``events``: also read the message content its events (or the log
+    records joined to it) carry (``_genai_events``), False for a dialect that reads its events itself."""
+    if events:
+        span = with_event_content(span)
     op = operation_name(span)
     attrs = span.attributes
     if op is None:

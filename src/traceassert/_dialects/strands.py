@@ -68,7 +68,7 @@ def classify(span: Span) -> Operation | None:
     if not _is_strands(span):
         return None
     view = _with_event_messages(span)
-    op = genai.classify(view)
+    op = genai.classify(view, events=False)  # its events are read here, as content blocks
     if op is None:
         return Operation(kind="other", dialect=NAME, name=span.name)
     op = dataclasses.replace(op, dialect=NAME, provider=None)

@@ -10,7 +10,9 @@ Formats (``FORMATS``; ``format=`` also takes the ``ALIASES``):
 - ``okahu``: Monocle spans as Okahu's API returns them (``span_name``, ``entity`` lists);
 - ``phoenix``: Arize Phoenix's span JSON (its REST API, or ``get_spans_dataframe()`` saved as JSON).
 
-Any of them may be gzip-compressed (found by its magic bytes). See docs/trace-files.md.
+Any of them may be gzip-compressed (found by its magic bytes). Log records in the same files, or in
+files of their own, are read too (OTLP ``resourceLogs``, the SDK's ``to_json()`` log dumps: ``logs``) and
+join their spans as span events (``_model.logs``). See docs/trace-files.md.
 """
 
 from __future__ import annotations
@@ -22,10 +24,12 @@ from dataclasses import dataclass, field
 from .._common.gcpause import gc_paused
 from .._common.redact import REDACTED, is_secret_key, redact_spans
 from .._errors import TraceLoadError
+from .._model.logs import LogRecord, join_logs
 from .._model.span import Span
 from .common import Context
 from .detect import ALIASES, FORMATS, canonical_format, convert_text
 from .dump import dump_trace, to_otlp_json
+from .logs import log_records
 from .read import DEFAULT_MAX_BYTES, Loss, expand_paths, read_bytes
 from .split import Buffer
 
@@ -56,6 +60,8 @@ class LoadResult:
     warnings: list[str] = field(default_factory=list)
     #: the format of each file read, by path
     formats: dict[str, str | None] = field(default_factory=dict)
+    #: the log records read (each is also joined to its span in ``spans`` as a span event)
+    logs: list[LogRecord] = field(default_factory=list)
 
     @property
     def partial(self) -> list[str]:
@@ -78,7 +84,7 @@ def load_spans(
         where = str(path)
         notes: list[str] = []
         _parse_into(result, Buffer(read_bytes(path, max_bytes, notes)), where, forced, notes)
-    return result
+    return _join(result)
 
 
 def parse_spans(
@@ -97,6 +103,21 @@ def parse_spans(
     if not isinstance(data, bytes | str):
         raise TraceLoadError(f"expected bytes or str, got {type(data).__name__}", path=name)
     _parse_into(result, Buffer(data), name, forced, [], lines=lines)
+    return _join(result)
+
+
+def _join(result: LoadResult) -> LoadResult:
+    """Each log record joined to its span; a file set with log records but no span is an error."""
+    if result.logs:
+        if not result.spans:
+            where = ", ".join(result.formats) or "<data>"
+            raise TraceLoadError(
+                f"no spans in {where}: it holds {len(result.logs)} log record(s) and no span; load the "
+                "trace file with it (the records join their spans)",
+                path=where,
+            )
+        result.spans, notes = join_logs(result.spans, result.logs)
+        result.warnings.extend(notes)
     return result
 
 
@@ -123,6 +144,7 @@ def _parse_into(
     with gc_paused():  # the collector would rescan the growing heap again and again: 3x slower
         fmt = convert_text(buffer, ctx, forced)
     result.formats[where] = fmt
+    found_logs = log_records(ctx) if ctx.logs else []
     if ctx.cuts:
         cut = "; ".join(ctx.cuts[:3]) + (f" and {len(ctx.cuts) - 3} more" if len(ctx.cuts) > 3 else "")
         dropped = f"; dropped {ctx.dropped} incomplete span record(s)" if ctx.dropped else ""
@@ -144,7 +166,7 @@ def _parse_into(
         )
     if ctx.order_issues:
         ctx.warnings.append(f"{where}: {ctx.order_issues} span(s) end before they start")
-    if not ctx.spans:
+    if not ctx.spans and not found_logs:
         raise ctx.foreign_error if ctx.foreign_error is not None else _no_spans(ctx, where)
     if ctx.foreign:
         ctx.warnings.append(
@@ -155,6 +177,7 @@ def _parse_into(
         signals = " and ".join(sorted(ctx.other_signals))
         ctx.warnings.append(f"{where}: ignored the OTLP {signals} in the file: only traces are read")
     result.spans.extend(ctx.spans)
+    result.logs.extend(found_logs)
     result.warnings.extend(ctx.warnings)
 
 

@@ -42,6 +42,8 @@ OTHER_SIGNALS = {
     "resource_profiles": "profiles (resourceProfiles)",
 }
 
+_LOGS = OTHER_SIGNALS["resourceLogs"]
+
 #: Attribute values nested deeper than this (arrays in arrays, kvlists in kvlists) are refused.
 MAX_VALUE_DEPTH = 64
 
@@ -72,6 +74,7 @@ class Context:
         "foreign_error",
         "keys",
         "lines",
+        "logs",
         "order_issues",
         "other_signals",
         "path",
@@ -106,13 +109,21 @@ class Context:
         #: of the lines skipped, those that start like a record (``{`` or ``[``) and are not whole JSON:
         #: records cut off or corrupted, whose spans are lost
         self.broken: list[str] = []
-        #: OTLP signals other than traces found in the file (``resourceLogs``, ...), ignored
+        #: OTLP signals other than traces and logs found in the file (``resourceMetrics``, ...), ignored
         self.other_signals: set[str] = set()
+        #: the log records found, as found: ``(where, "otlp", resourceLogs array)`` or ``(where, "sdk",
+        #: a ReadableLogRecord.to_json() object)``; read by ``logs.log_records``
+        self.logs: list[tuple[str, str, Any]] = []
 
     def note_other_signals(self, value: Mapping[str, Any]) -> bool:
-        """Note the logs, metrics or profiles an OTLP document carries; True if it carries any."""
+        """Note the logs, metrics or profiles an OTLP document carries (the logs are kept for
+        ``logs.log_records``); True if it carries any."""
         found = [key for key in OTHER_SIGNALS if key in value]
-        self.other_signals.update(OTHER_SIGNALS[key] for key in found)
+        for key in found:
+            if OTHER_SIGNALS[key] == _LOGS:
+                self.logs.append((f"{key}", "otlp", value[key]))
+            else:
+                self.other_signals.add(OTHER_SIGNALS[key])
         return bool(found)
 
     def error(self, message: str, position: str | None = None) -> TraceLoadError:

@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from .._errors import TraceLoadError
-from . import jaeger, okahu, otlp, phoenix, sdk
+from . import jaeger, logs, okahu, otlp, phoenix, sdk
 from .common import CONVERSION_ERRORS, TRUNCATED, Context
 from .split import Buffer, Unit, iter_units
 
@@ -86,8 +86,11 @@ def convert_text(buffer: Buffer, ctx: Context, forced: str | None) -> str | None
         for key, where, record, found in _records(unit, forced):
             # a record the end of the file cut through carries the repair's mark (so do its parents)
             cut = record.__class__ is dict and TRUNCATED in record
+            if logs.is_sdk_log(record):
+                ctx.logs.append((where, "sdk", record))  # the SDK's log dump: joined to its span later
+                continue
             if found is None and record.__class__ is dict and ctx.note_other_signals(record):
-                continue  # OTLP logs or metrics next to the traces: said in a warning
+                continue  # OTLP logs (kept) or metrics (said in a warning) next to the traces
             if fmt is None:
                 if found is None:
                     if cut:
