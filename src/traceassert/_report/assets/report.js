@@ -24,7 +24,16 @@
     if (v === null || v === undefined) return "open";
     return v >= 1000 ? (v / 1000).toFixed(2) + " s" : v >= 1 ? v.toFixed(1) + " ms" : v.toFixed(3) + " ms";
   }
-  function pct(r) { return r === null || r === undefined ? "n/a" : (r * 100).toFixed(1) + "%"; }
+  // a pass rate never rounds a failure (or a pass) away: 2083 of 2084 is 99.95%, not 100.0%
+  function pct(r) {
+    if (r === null || r === undefined) return "n/a";
+    if (r >= 1 || r <= 0) return (r >= 1 ? 100 : 0).toFixed(1) + "%";
+    for (let d = 1; d < 14; d++) {
+      const t = (r * 100).toFixed(d);
+      if (parseFloat(t) > 0 && parseFloat(t) < 100) return t + "%";
+    }
+    return r < 0.5 ? ">0%" : "<100%";
+  }
 
   /* -- summary bar ------------------------------------------------------------------------------ */
   function summary() {
