@@ -20,6 +20,7 @@ from .selection import Selection
 from .unrecorded import gap
 
 __all__ = [
+    "ABOVE_BOUND",
     "ACCEPT_HINT",
     "bound_unknowns",
     "cannot_tell",
@@ -32,6 +33,9 @@ __all__ = [
 ACCEPT_HINT = (
     "accepting_unknown_outcomes() (traceassert check --accept-unknown) accepts unknown outcomes on purpose"
 )
+
+#: what a call of unknown outcome could do to a count with an upper bound (``cannot_tell``'s ``could``)
+ABOVE_BOUND = ", which would put the count above the bound"
 
 _LISTED = 5
 
@@ -104,11 +108,8 @@ def _why(trace: Trace, requests: Sequence[ToolRequest]) -> str:
         else:
             span = call.span
             scope = span.scope_name if span is not None else None
-            where = f"{call.dialect or 'unknown'} spans" + (f", scope {scope!r}" if scope else "")
-            text = (
-                f"their producer ({where}) is not known to record tool executions, and this trace holds "
-                "no tool span of it"
-            )
+            where = f"{call.dialect or 'unknown'} spans" + (f" of scope {scope!r}" if scope else "")
+            text = f"{where}: a producer not known to record tool executions, with no tool span in this trace"
         if text not in said:
             said.append(text)
     return "; ".join(said[:3])

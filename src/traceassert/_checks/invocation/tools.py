@@ -17,7 +17,7 @@ from ..count import AT_LEAST_ONE, Count
 from ..describe import first_of, one_name, python_call
 from ..fail import fail
 from ..selection import Selection
-from ..unknown import bound_unknowns, cannot_tell, unknowns_of
+from ..unknown import ABOVE_BOUND, bound_unknowns, cannot_tell, unknowns_of
 from .args import (
     ArgumentsCheck,
     argument_mismatches,
@@ -147,7 +147,7 @@ def _successful(sel: Selection, check: str, name: str, count: Count, message: st
                     sel,
                     f"{check} on {who(targets)}",
                     f"expected {wanted} successful execution(s) of {name!r}, found {len(ok)}, but "
-                    + cannot_tell(sel, unknown, ", which puts the count above the bound"),
+                    + cannot_tell(sel, unknown, ABOVE_BOUND),
                     message=message,
                     details=scope_text(sel, targets) + "\n" + tool_context(sel, name, tools),
                 )

@@ -18,7 +18,7 @@ from ..fail import fail
 from ..nesting import NOTE, nested_records_text, own_hint
 from ..records_scope import Scoped, tool_scope
 from ..selection import Selection
-from ..unknown import bound_unknowns, cannot_tell, requested_text, selection_unknowns
+from ..unknown import ABOVE_BOUND, bound_unknowns, cannot_tell, requested_text, selection_unknowns
 
 __all__ = ["called_any_tool", "called_tool", "called_tools", "does_not_call_any_tool", "does_not_call_tool"]
 
@@ -84,7 +84,7 @@ def _called_tools_named(
                 sel,
                 call_text(check, given, agent_name, **count.keywords()),
                 f"expected {count.text} call(s) of {quoted(names, 'tool')}{_by(agent_name)}, found "
-                f"{len(found)} and {cannot_tell(sel, unknown, 'then the count is above the bound')}",
+                f"{len(found)}, but " + cannot_tell(sel, unknown, ABOVE_BOUND),
                 message=message,
             )
             return sel
@@ -209,8 +209,8 @@ def called_tools(sel: Selection, count: Count = AT_LEAST_ONE, *, message: str | 
             fail(
                 sel,
                 call_text("called_tools", **count.keywords()),
-                f"expected {count.text} tool execution(s) in all, found {n} and "
-                + cannot_tell(sel, unknown, ", which puts the count above the bound"),
+                f"expected {count.text} tool execution(s) in all, found {n}, but "
+                + cannot_tell(sel, unknown, ABOVE_BOUND),
                 message=message,
             )
     else:
