@@ -76,6 +76,14 @@ def test_the_tree_says_no_execution_recorded() -> None:
     assert repr(trace.tool_requests[1]) == "ToolRequest('explode', arguments={}, no execution recorded)"
 
 
+def test_the_html_report_says_no_execution_recorded() -> None:
+    from traceassert._report import trace_view
+
+    (planner,) = [n for n in trace_view(_unknown())["tree"] if n["k"] == "agent"]
+    model = [n for n in planner["c"] if n["k"] == "model"][1]
+    assert [c["t"] for c in model["c"]] == ["explode() requested, no execution recorded"]
+
+
 def test_does_not_call_tool_cannot_tell() -> None:
     a = ta.TraceAsserter(_unknown())
     assert _failure(lambda: a.does_not_call_tool("explode")) == (
