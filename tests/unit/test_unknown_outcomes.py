@@ -160,8 +160,18 @@ def test_counts_with_an_upper_bound_cannot_tell() -> None:
     )
     assert EXPLODE in _failure(lambda: planner.has_tool_executed("explode", count=0))
     assert EXPLODE in _failure(lambda: planner.has_tool_executed_times("explode", 0))
-    # a lower bound alone: an unknown call cannot make a passing count fail, nor a failing one pass
-    a.called_tools(max_count=3)
+    # a count that fails anyway says what it could not see
+    assert _failure(lambda: planner.has_tool_executed("explode", count=2)).endswith(
+        "expected 2 successful execution(s) of 'explode', found 0 (1 more requested by the model with no "
+        "execution recorded)"
+    )
+    assert _failure(lambda: a.called_tool("explode", count=2)).endswith(
+        "expected exactly 2 call(s) of tool 'explode', found 0 (1 more requested by the model with no "
+        "execution recorded)"
+    )
+    # a bound the unknown calls cannot pass, and a lower bound alone, are told
+    a.called_tools(max_count=3).called_tools(min_count=0).called_tool("explode", min_count=0)
+    planner.has_tool_executed("explode", min_count=0)
     assert "1 more requested by the model with no execution recorded" in _failure(
         lambda: a.called_tool("explode")
     )

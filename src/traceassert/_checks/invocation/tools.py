@@ -69,14 +69,13 @@ def _cannot_tell(
     found: str,
     could: str,
     message: str | None,
-    names: tuple[str, ...] | None = None,
-) -> bool:
-    """Fail with "cannot tell" when a model call in scope asked for a tool (of ``names``) whose outcome
-    the trace does not record; True when it did."""
+) -> None:
+    """Fail with "cannot tell" when a model call in scope asked for a tool whose outcome the trace
+    does not record (``found``: what the check found; ``could``: see ``cannot_tell``)."""
     __tracebackhide__ = True
-    unknown = unknowns_of(sel, model_calls_of(sel, targets), names)
+    unknown = unknowns_of(sel, model_calls_of(sel, targets))
     if not unknown:
-        return False
+        return
     fail(
         sel,
         f"{check} on {who(targets)}",
@@ -84,7 +83,6 @@ def _cannot_tell(
         message=message,
         details=scope_text(sel, targets),
     )
-    return True
 
 
 @invocation_check
@@ -136,6 +134,9 @@ def _successful(sel: Selection, check: str, name: str, count: Count, message: st
     elif not count.ok(len(ok)):
         not_ok = sum(1 for t in tools if t.name == name and t.failed is not False)
         extra = f" (and {not_ok} failed or of unknown outcome, which do not count)" if not_ok else ""
+        asked = _inv_unexecuted(sel, name, targets)[1]
+        if asked:
+            extra += f" ({asked} more requested by the model with no execution recorded)"
         wanted = str(count.exact) if count.exact is not None else count.text
         problem = f"expected {wanted} successful execution(s) of {name!r}, found {len(ok)}{extra}"
     else:
