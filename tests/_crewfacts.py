@@ -29,5 +29,11 @@ def check_traceloop_crew(
     asserter = ta.TraceAsserter(trace)
     asserter.called_agent("orchestrator").called_agent("helper")
     asserter.under_token_limit(facts.total_tokens)
-    with pytest.raises(ta.TraceAssertionError, match="requested by the model but never executed"):
+    with pytest.raises(ta.TraceAssertionError, match=r"requested by the model .* with no execution recorded"):
         asserter.called_agent("orchestrator").top_level_only().has_tool_executed("get_weather")
+    # explode ran and failed, but this instrumentation records no tool spans: the checks cannot tell
+    with pytest.raises(
+        ta.TraceAssertionError,
+        match=r"cannot tell: .*tool 'explode' was requested by model call \d \(agent 'orchestrator'\)",
+    ):
+        asserter.called_agent("orchestrator").top_level_only().has_no_failed_tool_executions()

@@ -61,10 +61,17 @@ def describe_tool(tool: ToolExecution, limit: int = 120, *, redact: bool | None 
 
 
 def describe_request(req: ToolRequest, limit: int = 120, *, redact: bool | None = None) -> str:
-    """``name(arg=value, ...) (requested, not executed)`` for a call the model asked for that never ran
+    """``name(arg=value, ...) (requested, not executed)`` for a call the model asked for that never ran;
+    ``(requested, no execution recorded)`` where the producer is not known to record executions
     (executed requests: ``name(...) (requested)``)."""
     head = f"{req.name}({_args(_shown(req.arguments, redact), limit)})"
-    return f"{head} (requested)" if req.executed else f"{head} (requested, not executed)"
+    if req.executed:
+        return f"{head} (requested)"
+    return (
+        f"{head} (requested, not executed)"
+        if req.executions_recorded
+        else f"{head} (requested, no execution recorded)"
+    )
 
 
 def _describe_handoff(handoff: Handoff) -> str:
@@ -195,8 +202,11 @@ def _counts(trace: Trace) -> str:
         head += f", {sum(tokens)} tokens"
     if trace.handoffs:
         head += f", {len(trace.handoffs)} handoff(s)"
-    if trace.unexecuted_tool_requests:
-        head += f", {len(trace.unexecuted_tool_requests)} tool request(s) not executed"
+    unknown = sum(1 for r in trace.unexecuted_tool_requests if r.outcome_unknown)
+    if len(trace.unexecuted_tool_requests) > unknown:
+        head += f", {len(trace.unexecuted_tool_requests) - unknown} tool request(s) not executed"
+    if unknown:
+        head += f", {unknown} tool request(s) with no execution recorded"
     return head
 
 

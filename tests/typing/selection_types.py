@@ -29,6 +29,8 @@ def chains(trace: ta.Trace) -> None:
 
     assert_type(a.including_nested().has_tool_executed("search", count=2), ta.TraceAsserter)
     assert_type(a.top_level_only().tool_executions(), list[ta.ToolExecution])
+    assert_type(a.accepting_unknown_outcomes().does_not_call_tool("delete"), ta.TraceAsserter)
+    assert_type(tools.accepting_unknown_outcomes(), ta.ToolSelection)
     with a.soft() as s:
         assert_type(s, ta.TraceAsserter)
 

@@ -362,12 +362,13 @@ def test_a_requested_transfer_with_no_span_is_a_handoff_when_the_agent_ran() -> 
     (handoff,) = trace.handoffs
     assert handoff.span is None and handoff.request is not None and handoff.request.call_id == "c1"
     assert handoff.start_ns == trace.model_calls[0].start_ns
-    # weather never ran: its call stays a request nobody executed
+    # weather never ran: its call stays a request nobody executed (these hand-built spans record no
+    # tool span, so the tree says no execution was recorded)
     assert [r.name for r in trace.unexecuted_tool_requests] == ["transfer_to_weather"]
     rendered = trace.render()
     assert (
         "├─ model chat m" in rendered
-        and "│  └─ tool transfer_to_weather() (requested, not executed)" in rendered
+        and "│  └─ tool transfer_to_weather() (requested, no execution recorded)" in rendered
     )
     assert "└─ handoff concierge -> bookings" in rendered
 

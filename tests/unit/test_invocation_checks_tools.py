@@ -356,15 +356,17 @@ def _requested_only() -> ta.Trace:
 
 
 def test_requests_without_executions_are_not_executions() -> None:
-    """What the model asked for is not what ran: requests never count as executions, of any outcome."""
+    """What the model asked for is not what ran: requests never count as executions, of any outcome.
+    This producer is not known to record executions: the checks the requests could change cannot tell
+    (see test_unknown_outcomes.py), unless unknown outcomes are accepted."""
     trace = _requested_only()
-    a = ta.TraceAsserter(trace)
+    a = ta.TraceAsserter(trace).accepting_unknown_outcomes()
     a.has_no_failed_tool_executions()
     a.has_no_tool_executions()
     a.has_no_more_tool_executions()
-    with fails("found it was requested by the model but never executed (2 request(s))"):
+    with fails("found it was requested by the model (2 request(s)) with no execution recorded"):
         a.has_tool_executed("lookup")
-    with fails("found it was requested by the model but never executed (2 request(s))"):
+    with fails("found it was requested by the model (2 request(s)) with no execution recorded"):
         a.has_tool_executed_with("lookup", {"q": "a"})
     with fails("expected a failed execution of 'lookup', found it was not executed"):
         a.has_tool_execution_failed("lookup")

@@ -113,6 +113,14 @@ class AsserterBase:
         checks after it (tools, agents, handoffs, tokens, inputs/outputs, spans)."""
         return type(self)._of(self._state.choose(nested="top"))
 
+    def accepting_unknown_outcomes(self) -> Self:
+        """A new asserter whose checks accept tool calls of unknown outcome: calls the model asked for
+        whose execution and result the trace does not record (a producer that writes no tool spans).
+        Without it, a check such a call could change (``does_not_call_tool``,
+        ``has_no_failed_tool_executions``, a count with an upper bound, ...) fails with "cannot tell";
+        with it, the calls are left out, as if they never ran."""
+        return type(self)._of(self._state.choose(unknown_outcomes="accept"))
+
     def soft(self) -> Soft[Self]:
         """Run many checks; raise one TraceAssertionError listing every failure at the end.
 

@@ -50,6 +50,11 @@ class Count:
         return (self.exact is not None and n > self.exact) or (self.at_most is not None and n > self.at_most)
 
     @property
+    def bounded(self) -> bool:
+        """True when the count has an upper bound (``count=`` or ``max_count=``)."""
+        return self.exact is not None or self.at_most is not None
+
+    @property
     def text(self) -> str:
         """``exactly 2``, ``at least 1``, ``between 1 and 3``, ..."""
         if self.exact is not None:

@@ -36,8 +36,8 @@ class Selection:
     ``capture`` / ``snapshot``: the source (an unnarrowed selection of a Capture reads what was captured
     so far; a narrowed one keeps the trace it was made from). ``positions`` (None: every span) or
     ``roots`` (the subtrees of these spans, positions made on first need) say which spans; ``agents`` /
-    ``tools`` the records a record selector chose. ``comparer`` and ``evaluation`` are the settings of
-    ``with_comparer`` / ``with_evaluation``.
+    ``tools`` the records a record selector chose. ``comparer``, ``evaluation`` and ``unknown_outcomes``
+    are the settings of ``with_comparer`` / ``with_evaluation`` / ``accepting_unknown_outcomes``.
     """
 
     capture: Capture | None = None
@@ -50,6 +50,9 @@ class Selection:
     nested: Nesting = None
     comparer: Any = None
     evaluation: Any = None
+    #: tool calls whose outcome the trace cannot tell: "fail" (the checks they could change say "cannot
+    #: tell") or "accept" (``accepting_unknown_outcomes()``: they are left out, as if they never ran)
+    unknown_outcomes: Literal["fail", "accept"] = "fail"
     #: positions made from ``roots`` on first need (a cache: the value it describes never changes)
     _subtree: list[tuple[int, ...]] = field(default_factory=list, repr=False)
 
@@ -91,7 +94,8 @@ class Selection:
         )
 
     def choose(self, **changes: Any) -> Selection:
-        """The same selection with other choices (``nested``, ``comparer``, ``evaluation``)."""
+        """The same selection with other choices (``nested``, ``comparer``, ``evaluation``,
+        ``unknown_outcomes``)."""
         return replace(self, **changes)
 
     def with_nested(self) -> Selection:

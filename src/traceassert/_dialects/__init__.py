@@ -29,7 +29,15 @@ from .._model.span import Span
 from . import adk, genai, monocle, openinference, pydantic_ai, strands, traceloop, vercel_ai
 from ._base import Operation, ToolCallRequest
 
-__all__ = ["DIALECTS", "Operation", "ToolCallRequest", "classify", "classify_spans", "scope_hints"]
+__all__ = [
+    "DIALECTS",
+    "Operation",
+    "ToolCallRequest",
+    "classify",
+    "classify_spans",
+    "records_tool_executions",
+    "scope_hints",
+]
 
 Classifier = Callable[[Span], "Operation | None"]
 Hinter = Callable[[Span, frozenset[str]], "str | None"]
@@ -47,6 +55,23 @@ DIALECTS: tuple[ModuleType, ...] = (
 )
 
 Signature = tuple[str | None, tuple[str, ...]]
+
+#: dialect name -> its ``RECORDS_TOOL_EXECUTIONS`` (a dialect that says nothing: none known to)
+_RECORDS_TOOLS: dict[str, bool | tuple[str, ...]] = {
+    d.NAME: getattr(d, "RECORDS_TOOL_EXECUTIONS", False) for d in DIALECTS
+}
+
+
+def records_tool_executions(dialect: str | None, scope: str | None) -> bool:
+    """Whether the producer of a span of ``dialect`` with instrumentation ``scope`` is known to record
+    every tool execution as a span of its own (each dialect module's ``RECORDS_TOOL_EXECUTIONS``: True,
+    or the scope prefixes of the producers that do). Where it is not, a tool call the model asked for
+    that no span shows run has an unknown outcome, not "not executed"."""
+    declared = _RECORDS_TOOLS.get(dialect or "", False)
+    if isinstance(declared, bool):
+        return declared
+    return scope is not None and scope.startswith(declared)
+
 
 #: which dialects may claim spans of a (scope, attribute keys) signature: spans of one producer share
 #: a few signatures, so each dialect's name-based test runs once per signature, not once per span

@@ -52,9 +52,13 @@ from ._base import (
 from ._handoffs import handoff_operation, named_target
 from ._messages import final_text, user_text
 
-__all__ = ["NAME", "SCOPE", "classify"]
+__all__ = ["NAME", "RECORDS_TOOL_EXECUTIONS", "SCOPE", "classify"]
 
 NAME = "adk"
+
+#: whether its producers record every tool execution as a span of its own (``records_tool_executions``):
+#: True for all of them, else the scopes (prefixes) of those known to
+RECORDS_TOOL_EXECUTIONS: bool | tuple[str, ...] = True
 #: the instrumentation scope (tracer name) of every ADK span
 SCOPE = "gcp.vertex.agent"
 

@@ -25,9 +25,13 @@ from ._genai_events import with_event_content
 from ._messages import final_text, requested_tool_calls, user_text
 from ._traceloop_payloads import flat_messages
 
-__all__ = ["NAME", "classify", "model_fields", "operation_name"]
+__all__ = ["NAME", "RECORDS_TOOL_EXECUTIONS", "classify", "model_fields", "operation_name"]
 
 NAME = "genai"
+
+#: whether its producers record every tool execution as a span of its own (``records_tool_executions``):
+#: True for all of them, else the scopes (prefixes) of those known to
+RECORDS_TOOL_EXECUTIONS: bool | tuple[str, ...] = ("agent_framework",)
 
 #: what the OpenAI SDK's instrumentation (opentelemetry-instrumentation-openai-v2) never records (see
 #: ``_base.NotRecorded``); in ``event_only`` mode, or without content capture, it also leaves out message

@@ -42,9 +42,13 @@ from ._handoffs import handoff_span
 from ._messages import message_text
 from ._monocle_args import name_arguments
 
-__all__ = ["NAME", "classify", "entity", "refine"]
+__all__ = ["NAME", "RECORDS_TOOL_EXECUTIONS", "classify", "entity", "refine"]
 
 NAME = "monocle"
+
+#: whether its producers record every tool execution as a span of its own (``records_tool_executions``):
+#: True for all of them, else the scopes (prefixes) of those known to
+RECORDS_TOOL_EXECUTIONS: bool | tuple[str, ...] = True
 
 #: what Monocle never records (see ``_base.NotRecorded``)
 NOT_RECORDED = (

@@ -85,9 +85,21 @@ from ._openinference_operations import (
 if TYPE_CHECKING:
     from .._model.tree import SpanTree
 
-__all__ = ["NAME", "classify", "flattened_messages", "refine"]
+__all__ = ["NAME", "RECORDS_TOOL_EXECUTIONS", "classify", "flattened_messages", "refine"]
 
 _OPENAI_AGENTS_SCOPE = _AGENTS_SCOPE = "openinference.instrumentation.openai_agents"
+
+#: whether its producers record every tool execution as a span of its own (``records_tool_executions``):
+#: True for all of them, else the scopes (prefixes) of those known to
+RECORDS_TOOL_EXECUTIONS: bool | tuple[str, ...] = (
+    "openinference.instrumentation.langchain",
+    _OPENAI_AGENTS_SCOPE,
+    "openinference.instrumentation.smolagents",
+    "openinference.instrumentation.llama_index",
+    "openinference.instrumentation.agno",
+    "openinference.instrumentation.autogen",
+    "openinference.instrumentation.crewai",
+)
 
 #: what these instrumentations never record (see ``_base.NotRecorded``)
 NOT_RECORDED = (

@@ -31,9 +31,13 @@ from ._base import Operation, as_int, as_str, error_info, maybe_json
 from ._messages import final_text, message_list, requested_tool_calls, texts_by_role, user_text
 from .genai import model_fields
 
-__all__ = ["NAME", "SCOPE", "classify"]
+__all__ = ["NAME", "RECORDS_TOOL_EXECUTIONS", "SCOPE", "classify"]
 
 NAME = "pydantic_ai"
+
+#: whether its producers record every tool execution as a span of its own (``records_tool_executions``):
+#: True for all of them, else the scopes (prefixes) of those known to
+RECORDS_TOOL_EXECUTIONS: bool | tuple[str, ...] = True
 #: the instrumentation scope every Pydantic AI span carries
 SCOPE = "pydantic-ai"
 

@@ -39,9 +39,13 @@ from ._base import Operation, ToolCallRequest, maybe_json
 from ._handoffs import handoff_operation, named_target
 from ._messages import final_text, requested_tool_calls, user_text
 
-__all__ = ["MARKER", "NAME", "SCOPE", "classify"]
+__all__ = ["MARKER", "NAME", "RECORDS_TOOL_EXECUTIONS", "SCOPE", "classify"]
 
 NAME = "strands"
+
+#: whether its producers record every tool execution as a span of its own (``records_tool_executions``):
+#: True for all of them, else the scopes (prefixes) of those known to
+RECORDS_TOOL_EXECUTIONS: bool | tuple[str, ...] = True
 SCOPE = "strands.telemetry.tracer"
 #: the value of gen_ai.system / gen_ai.provider.name on every Strands span
 MARKER = "strands-agents"

@@ -55,9 +55,17 @@ from .genai import model_fields
 if TYPE_CHECKING:
     from .._model.tree import SpanTree
 
-__all__ = ["NAME", "classify", "refine"]
+__all__ = ["NAME", "RECORDS_TOOL_EXECUTIONS", "classify", "refine"]
 
 NAME = "traceloop"
+
+#: whether its producers record every tool execution as a span of its own (``records_tool_executions``):
+#: True for all of them, else the scopes (prefixes) of those known to
+RECORDS_TOOL_EXECUTIONS: bool | tuple[str, ...] = (
+    "opentelemetry.instrumentation.langchain",
+    "opentelemetry.instrumentation.openai_agents",
+    "opentelemetry.instrumentation.llamaindex",
+)
 
 #: what these instrumentations never record (see ``_base.NotRecorded``)
 NOT_RECORDED = agent_io_not_recorded(

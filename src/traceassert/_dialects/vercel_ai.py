@@ -30,9 +30,13 @@ from . import _keys as k
 from ._base import Operation, ToolCallRequest, as_int, as_str, as_str_tuple, error_info, maybe_json
 from ._messages import user_text
 
-__all__ = ["NAME", "SCOPE", "classify", "might_claim", "scope_hint"]
+__all__ = ["NAME", "RECORDS_TOOL_EXECUTIONS", "SCOPE", "classify", "might_claim", "scope_hint"]
 
 NAME = "vercel_ai"
+
+#: whether its producers record every tool execution as a span of its own (``records_tool_executions``):
+#: True for all of them, else the scopes (prefixes) of those known to
+RECORDS_TOOL_EXECUTIONS: bool | tuple[str, ...] = True
 #: the tracer name the SDK asks the global provider for (``trace.getTracer('ai')``)
 SCOPE = "ai"
 OPERATION_ID = "ai.operationId"

@@ -69,6 +69,12 @@ def add_check_command(sub: Any, add_format: Callable[[argparse.ArgumentParser], 
     check.add_argument("--under-duration", type=limit(float), metavar="SECONDS")
     check.add_argument("--no-failed-tools", action="store_true", help="fail when any tool execution failed")
     check.add_argument(
+        "--accept-unknown",
+        action="store_true",
+        help="let the check flags accept tool calls of unknown outcome (requested by the model, with no "
+        "execution or result in the trace) instead of failing with 'cannot tell'",
+    )
+    check.add_argument(
         "--policy",
         action="append",
         metavar="FILE[::NAME]",
@@ -132,7 +138,7 @@ def _policies(args: argparse.Namespace) -> list[Policy]:
     policies: list[Policy] = []
     checks = _flag_checks(args)
     if checks:
-        policies.append(builtin_policy(checks, args.per))
+        policies.append(builtin_policy(checks, args.per, accept_unknown=args.accept_unknown))
     for spec in args.policy or ():
         policies.extend(load_policies(spec))
     if not policies:

@@ -188,30 +188,48 @@ class BuiltinChecks:
     """The check flags of ``traceassert check`` (``--called-tool NAME`` ...), run as one policy: every
     check in one ``soft()`` block, so that one message lists every failure."""
 
-    def __init__(self, checks: list[tuple[str, tuple[Any, ...]]]) -> None:
+    def __init__(self, checks: list[tuple[str, tuple[Any, ...]]], accept_unknown: bool = False) -> None:
         self.checks = checks
+        #: ``--accept-unknown``: the checks accept tool calls of unknown outcome
+        #: (``accepting_unknown_outcomes()``)
+        self.accept_unknown = accept_unknown
 
     def __call__(self, asserter: TraceAsserter) -> None:
         from .._asserter import soft
         from .._checks.fail import fail
+        from .._checks.unknown import cannot_tell, unknowns_of
         from .._render import describe_tool
 
+        if self.accept_unknown:
+            asserter = asserter.accepting_unknown_outcomes()
         with soft():
             for name, params in self.checks:
                 if name != "no_failed_tools":
                     getattr(asserter, name)(*params)
                     continue
+                state = asserter._state
                 failed = [t for t in asserter.trace.tool_executions if t.failed]
+                unknown = [] if failed else unknowns_of(state, asserter.trace.model_calls)
                 if failed:
                     listing = "\n".join(f"  - {describe_tool(t)}" for t in failed)
                     fail(
-                        asserter._state,
+                        state,
                         "--no-failed-tools",
                         f"expected no failed tool execution, found {len(failed)}",
                         details=listing,
                     )
+                elif unknown:
+                    fail(
+                        state,
+                        "--no-failed-tools",
+                        "expected no failed tool execution, found none, but "
+                        + cannot_tell(state, unknown, ", and failed"),
+                    )
 
 
-def builtin_policy(checks: list[tuple[str, tuple[Any, ...]]], per: str | None = None) -> Policy:
-    """The check flags as the policy ``checks`` (on each file as one trace, unless ``per`` says)."""
-    return Policy("checks", BuiltinChecks(checks), per or "file")
+def builtin_policy(
+    checks: list[tuple[str, tuple[Any, ...]]], per: str | None = None, *, accept_unknown: bool = False
+) -> Policy:
+    """The check flags as the policy ``checks`` (on each file as one trace, unless ``per`` says);
+    ``accept_unknown``: ``--accept-unknown``."""
+    return Policy("checks", BuiltinChecks(checks, accept_unknown), per or "file")

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 from .._checks.count import Count
 from .._checks.invocation.args import error_text
-from .._checks.invocation.gate import own_chat_calls, targets_of, tools_of
+from .._checks.invocation.gate import model_calls_of, own_chat_calls, targets_of, tools_of
 from .._checks.invocation.handoffs import handoffs_of
 from .._checks.monocle.agents import called_agent
 from .._checks.monocle.handoffs import hands_to
@@ -71,7 +71,8 @@ class AgentFacts:
     handoff_targets: list[str] = field(default_factory=list)
     handoffs: int = 0
     own_chat_calls: int = 0
-    #: whether every execution in scope is matched by the tool checks above (has_no_more holds)
+    #: whether every execution in scope is matched by the tool checks above, and no call of unknown
+    #: outcome could be one more (has_no_more holds)
     all_checked: bool = False
 
 
@@ -169,7 +170,10 @@ class _Reader:
         facts.handoffs = len(handoffs)
         facts.handoff_targets = sorted({n for h in handoffs if (n := _target(h))})
         facts.own_chat_calls = len(own_chat_calls(scoped, targets))
-        facts.all_checked = all(t.failed is not None and t.name for t in tools)
+        # a tool call of unknown outcome may be an execution no check matched: has_no_more cannot tell
+        facts.all_checked = all(t.failed is not None and t.name for t in tools) and not any(
+            r.outcome_unknown for c in model_calls_of(scoped, targets) for r in c.requested_tools
+        )
         return facts
 
 

@@ -131,6 +131,9 @@ class ToolRequest:
     execution: ToolExecution | None = None
     handoff: Handoff | None = None
     agent: AgentInvocation | None = None
+    #: whether its producer is known to record tool executions: where it is not, a request that nothing
+    #: carried out has an unknown outcome (``outcome_unknown``), not "not executed"
+    executions_recorded: bool = True
 
     @property
     def executed(self) -> bool:
@@ -138,11 +141,22 @@ class ToolRequest:
         return self.execution is not None or self.handoff is not None or self.agent is not None
 
     @property
+    def outcome_unknown(self) -> bool:
+        """Not carried out as far as the trace shows, by a producer not known to record executions."""
+        return not self.executions_recorded and not self.executed
+
+    @property
     def start_ns(self) -> int:
         return self.model_call.start_ns if self.model_call is not None else 0
 
     def __repr__(self) -> str:
-        state = "executed" if self.executed else "not executed"
+        state = (
+            "executed"
+            if self.executed
+            else "not executed"
+            if self.executions_recorded
+            else "no execution recorded"
+        )
         return f"ToolRequest({self.name!r}, arguments={self.arguments!r}, {state})"
 
 

@@ -36,6 +36,7 @@ from .handoffs import (
 )
 from .layers import merge_layers
 from .numbers import classify_checked
+from .recorded import mark_recorded
 from .regroup import regroup
 from .requests import match_agent_requests, match_requests, order_tools
 from .streaming import streamed_text
@@ -148,6 +149,7 @@ class Builder:
         self.retrievals.sort(key=_start)
         self.all_agents.sort(key=_start)
         self.top.sort(key=_start)
+        mark_recorded(self.requests, self.tools, self.ops)
         return Reconstruction(
             operations=self.ops,
             agents=tuple(self.top),

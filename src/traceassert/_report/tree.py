@@ -63,7 +63,8 @@ class _Builder:
 
     def request(self, req: ToolRequest) -> dict[str, Any]:
         arguments = self.values.redacted(req.arguments)
-        text = f"{req.name}({self.args(arguments)}) requested, not executed"
+        state = "not executed" if req.executions_recorded else "no execution recorded"
+        text = f"{req.name}({self.args(arguments)}) requested, {state}"
         details = [self.detail(f"argument {k}", a) for k, a in arguments.items()]
         return _node("request", text, None, [], details, [])
 

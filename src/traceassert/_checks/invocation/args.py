@@ -90,11 +90,17 @@ def error_text(tool: ToolExecution) -> str:
     return ": ".join(part for part in (err.type, err.message) if part)
 
 
-def none_successful(tools: Iterable[ToolExecution], requested: int = 0) -> str:
+def none_successful(tools: Iterable[ToolExecution], requested: int = 0, unknown: int = 0) -> str:
     """What was found instead of a successful execution (``requested``: calls of the tool the model
-    asked for that never ran)."""
+    asked for that never ran; ``unknown``: those whose execution and result the trace does not record)."""
     items = list(tools)
     if not items:
+        if unknown:
+            never = f"; {requested} more never executed" if requested else ""
+            return (
+                f"it was requested by the model ({unknown} request(s)) with no execution recorded: this "
+                f"trace records neither its execution nor its result{never}"
+            )
         if requested:
             return f"it was requested by the model but never executed ({requested} request(s))"
         return "it was not executed"

@@ -10,6 +10,7 @@ from ..describe import first_of, name_counts, python_call
 from ..fail import fail
 from ..matching import match_one_to_one
 from ..selection import Selection
+from ..unknown import cannot_tell, unknowns_of
 from .args import (
     Expectation,
     expectations,
@@ -17,7 +18,7 @@ from .args import (
     label,
     success,
 )
-from .gate import gate, invocation_check, listing, mark, scope_text, tools_of
+from .gate import gate, invocation_check, listing, mark, model_calls_of, scope_text, tools_of
 from .records import tool_lines, who
 
 __all__ = ["has_tools_executed_exactly_in_any_order", "has_tools_executed_in_order"]
@@ -114,6 +115,17 @@ def has_tools_executed_exactly_in_any_order(
             f"{check} on {who(targets)}",
             f"expected exactly {name_counts(expected_names)} to run successfully and no other tool, "
             f"found {name_counts(found_names)} successful; " + "; ".join(problems),
+            message=message,
+            details=scope_text(sel, targets) + listing(sel, "executions in scope", tools),
+        )
+        return sel
+    unknown = unknowns_of(sel, model_calls_of(sel, targets))
+    if unknown:
+        fail(
+            sel,
+            f"{check} on {who(targets)}",
+            f"expected exactly {name_counts(Counter(n for n, _ in wanted))} to run successfully and no other "
+            "tool, found just that, but " + cannot_tell(sel, unknown, ", as one more execution"),
             message=message,
             details=scope_text(sel, targets) + listing(sel, "executions in scope", tools),
         )

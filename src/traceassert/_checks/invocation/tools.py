@@ -17,6 +17,7 @@ from ..count import AT_LEAST_ONE, Count
 from ..describe import first_of, one_name, python_call
 from ..fail import fail
 from ..selection import Selection
+from ..unknown import ABOVE_BOUND, bound_unknowns, cannot_tell, unknowns_of
 from .args import (
     ArgumentsCheck,
     argument_mismatches,
@@ -52,10 +53,36 @@ def tool_context(sel: Selection, name: str, tools: Sequence[ToolExecution]) -> s
     return "\n".join(lines)
 
 
-def _inv_unexecuted(sel: Selection, name: str, targets: Sequence[AgentInvocation]) -> int:
-    """How many calls of ``name`` the models in scope asked for that never ran."""
+def _inv_unexecuted(sel: Selection, name: str, targets: Sequence[AgentInvocation]) -> tuple[int, int]:
+    """How many calls of ``name`` the models in scope asked for that no execution answers: those
+    known not to have run, and those of unknown outcome."""
     calls = model_calls_of(sel, targets)
-    return sum(1 for c in calls for r in c.requested_tools if r.name == name and not r.executed)
+    asked = [r for c in calls for r in c.requested_tools if r.name == name and not r.executed]
+    unknown = sum(1 for r in asked if r.outcome_unknown)
+    return len(asked) - unknown, unknown
+
+
+def _cannot_tell(
+    sel: Selection,
+    check: str,
+    targets: Sequence[AgentInvocation],
+    found: str,
+    could: str,
+    message: str | None,
+) -> None:
+    """Fail with "cannot tell" when a model call in scope asked for a tool whose outcome the trace
+    does not record (``found``: what the check found; ``could``: see ``cannot_tell``)."""
+    __tracebackhide__ = True
+    unknown = unknowns_of(sel, model_calls_of(sel, targets))
+    if not unknown:
+        return
+    fail(
+        sel,
+        f"{check} on {who(targets)}",
+        f"{found}, but {cannot_tell(sel, unknown, could)}",
+        message=message,
+        details=scope_text(sel, targets),
+    )
 
 
 @invocation_check
@@ -102,14 +129,30 @@ def _successful(sel: Selection, check: str, name: str, count: Count, message: st
     ok = [t for t in tools if t.name == name and t.failed is False]
 
     if count == AT_LEAST_ONE and not ok:
-        found = none_successful((t for t in tools if t.name == name), _inv_unexecuted(sel, name, targets))
+        found = none_successful((t for t in tools if t.name == name), *_inv_unexecuted(sel, name, targets))
         problem = f"expected a successful execution of {name!r}, found {found}"
     elif not count.ok(len(ok)):
         not_ok = sum(1 for t in tools if t.name == name and t.failed is not False)
         extra = f" (and {not_ok} failed or of unknown outcome, which do not count)" if not_ok else ""
+        asked = _inv_unexecuted(sel, name, targets)[1]
+        if asked:
+            extra += f" ({asked} more requested by the model with no execution recorded)"
         wanted = str(count.exact) if count.exact is not None else count.text
         problem = f"expected {wanted} successful execution(s) of {name!r}, found {len(ok)}{extra}"
     else:
+        if count.bounded:
+            wanted = str(count.exact) if count.exact is not None else count.text
+            unknown = unknowns_of(sel, model_calls_of(sel, targets), (name,))
+            if bound_unknowns(count, len(ok), unknown):
+                fail(
+                    sel,
+                    f"{check} on {who(targets)}",
+                    f"expected {wanted} successful execution(s) of {name!r}, found {len(ok)}, but "
+                    + cannot_tell(sel, unknown, ABOVE_BOUND),
+                    message=message,
+                    details=scope_text(sel, targets) + "\n" + tool_context(sel, name, tools),
+                )
+                return sel
         mark(sel, ok)
         return sel
 
@@ -138,7 +181,7 @@ def has_tool_executed_with(
     head = f"{check} on {who(targets)}"
     context = scope_text(sel, targets) + "\n" + tool_context(sel, name, tools)
     if not ok:
-        found = none_successful((t for t in tools if t.name == name), _inv_unexecuted(sel, name, targets))
+        found = none_successful((t for t in tools if t.name == name), *_inv_unexecuted(sel, name, targets))
         fail(
             sel,
             head,
@@ -248,6 +291,8 @@ def has_no_failed_tool_executions(
             message=message,
             details=scope_text(sel, targets) + listing(sel, "executions in scope", tools),
         )
+    else:
+        _cannot_tell(sel, check, targets, "found no failed tool execution", ", and failed", message)
     return sel
 
 
@@ -268,6 +313,8 @@ def has_no_tool_executions(
             message=message,
             details=scope_text(sel, targets) + listing(sel, "executions in scope", tools),
         )
+    else:
+        _cannot_tell(sel, check, targets, "found no tool execution", "", message)
     return sel
 
 
@@ -298,5 +345,14 @@ def has_no_more_tool_executions(
             + "\n(executions are checked by has_tool_executed, has_tool_executed_times, "
             "has_tool_executed_with, has_tools_executed_in_order, "
             "has_tools_executed_exactly_in_any_order and, when failed, has_tool_execution_failed)",
+        )
+    else:
+        _cannot_tell(
+            sel,
+            check,
+            targets,
+            f"found all {len(tools)} tool execution(s) checked",
+            ", unchecked",
+            message,
         )
     return sel

@@ -11,13 +11,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ..._model.records import ToolExecution
+from ..._model.records import ToolExecution, ToolRequest
 from ..count import AT_LEAST_ONE, Count
 from ..describe import agent_arg, call_text, listed, names_arg, quoted
 from ..fail import fail
 from ..nesting import NOTE, nested_records_text, own_hint
 from ..records_scope import Scoped, tool_scope
 from ..selection import Selection
+from ..unknown import ABOVE_BOUND, bound_unknowns, cannot_tell, requested_text, selection_unknowns
 
 __all__ = ["called_any_tool", "called_tool", "called_tools", "does_not_call_any_tool", "does_not_call_tool"]
 
@@ -77,10 +78,19 @@ def _called_tools_named(
         else list(scope.counted)
     )
     if count.ok(len(found)):
+        unknown = selection_unknowns(sel, names, agent_name) if count.bounded else []
+        if bound_unknowns(count, len(found), unknown):
+            fail(
+                sel,
+                call_text(check, given, agent_name, **count.keywords()),
+                f"expected {count.text} call(s) of {quoted(names, 'tool')}{_by(agent_name)}, found "
+                f"{len(found)}, but " + cannot_tell(sel, unknown, ABOVE_BOUND),
+                message=message,
+            )
+            return sel
         spans = tuple([t.span for t in found if t.span is not None])
         return sel.narrow("tools", None, tools=tuple(found), roots=spans)
-    asked = sum(_unexecuted_requests(sel, n, agent_name) for n in names)
-    also = f" ({asked} more requested by the model but never executed)" if asked else ""
+    also = requested_text(*_unexecuted_requests(sel, set(names), agent_name))
     problem = (
         f"expected {count.text} call(s) of {quoted(names, 'tool')}{_by(agent_name)}, found {len(found)}{also}"
     )
@@ -96,17 +106,28 @@ def _called_tools_named(
     return sel
 
 
-def _unexecuted_requests(sel: Selection, tool_name: str, agent_name: str | None) -> int:
-    """Calls of ``tool_name`` the models in the selection asked for that never ran (not calls)."""
+def _made_by_agent(req: ToolRequest, agent_name: str | None) -> bool:
+    agent = req.model_call.agent if req.model_call is not None else None
+    return agent_name is None or (agent is not None and agent.name == agent_name)
+
+
+def _unexecuted_requests(sel: Selection, tool_names: set[str], agent_name: str | None) -> tuple[int, int]:
+    """Calls of ``tool_names`` the models in the selection asked for that no execution answers (not
+    calls): those known not to have run, and those of unknown outcome."""
     calls = {id(c) for c in sel.selected_model_calls()} if sel.narrowed else None
-    return sum(
-        1
-        for r in sel.trace.unexecuted_tool_requests
-        if r.name == tool_name
-        and r.model_call is not None
-        and (calls is None or id(r.model_call) in calls)
-        and (agent_name is None or (r.model_call.agent is not None and r.model_call.agent.name == agent_name))
-    )
+    never = unknown = 0
+    for r in sel.trace.unexecuted_tool_requests:
+        if (
+            r.name in tool_names
+            and r.model_call is not None
+            and (calls is None or id(r.model_call) in calls)
+            and _made_by_agent(r, agent_name)
+        ):
+            if r.outcome_unknown:
+                unknown += 1
+            else:
+                never += 1
+    return never, unknown
 
 
 def does_not_call_tool(
@@ -146,6 +167,15 @@ def _no_tool_calls(
     scope = tool_scope(sel, names)
     found = [t for t in scope.counted if _made_by(t, agent_name)]
     if not found:
+        unknown = selection_unknowns(sel, names, agent_name)
+        if unknown:
+            fail(
+                sel,
+                call_text(check, given, agent_name),
+                f"expected no call of {listed(names)}{_by(agent_name)}, found none, but "
+                + cannot_tell(sel, unknown, ""),
+                message=message,
+            )
         return sel
     nested_ids = {id(t) for t in scope.nested}
     nested = [t for t in found if id(t) in nested_ids]
@@ -173,7 +203,17 @@ def called_tools(sel: Selection, count: Count = AT_LEAST_ONE, *, message: str | 
     __tracebackhide__ = True
     scope = tool_scope(sel)
     n = len(scope.counted)
-    if not count.ok(n):
+    if count.ok(n):
+        unknown = selection_unknowns(sel) if count.bounded else []
+        if bound_unknowns(count, n, unknown):
+            fail(
+                sel,
+                call_text("called_tools", **count.keywords()),
+                f"expected {count.text} tool execution(s) in all, found {n}, but "
+                + cannot_tell(sel, unknown, ABOVE_BOUND),
+                message=message,
+            )
+    else:
         note = _nesting_note(scope, scope.counted, None, count.over(n))
         names = listed(dict.fromkeys(t.name for t in scope.counted))
         fail(
