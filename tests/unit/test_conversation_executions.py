@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import time
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -12,6 +13,7 @@ import pytest
 import traceassert as ta
 from tests.unit._invocations import fails
 from tests.unit.spanbuilder import SpanBuilder
+from traceassert._golden import slim_trace
 
 
 def _asks(*calls: tuple[str, Any, str | None]) -> str:
@@ -347,3 +349,37 @@ def test_many_results_are_matched_in_linear_time() -> None:
     assert [t.result for t in tools[:3]] == ["0", "1", "2"] and len(tools) == n
     assert all(t.source == "conversation" for t in tools)
     assert elapsed < 30, f"{n} results took {elapsed:.1f} s of CPU"
+
+
+def test_matching_spans_named_otherwise_is_linear() -> None:
+    """Many parallel calls, no call ids, every span named ``Tool: lookup``: each is matched through a word
+    of its name, within a generous time (pairwise matching is quadratic)."""
+    n = 5_000
+    b = SpanBuilder()
+    agent = b.agent("assistant")
+    b.chat(agent, **{"gen_ai.output.messages": _asks(*(("lookup", {"n": i}, None) for i in range(n)))})
+    for i in reversed(range(n)):
+        attrs = {
+            "gen_ai.operation.name": "execute_tool",
+            "gen_ai.tool.name": "Tool: lookup",
+            "gen_ai.tool.call.arguments": json.dumps({"n": i}),
+        }
+        b.span("Tool: lookup", attrs, parent=agent)
+    trace = b.trace()
+    started = time.process_time()
+    (inv,) = trace.agents
+    elapsed = time.process_time() - started
+    assert {t.name for t in inv.tool_executions} == {"lookup"}
+    assert [t.arguments for t in inv.tool_executions[:2]] == [{"n": 0}, {"n": 1}]
+    assert trace.unexecuted_tool_requests == ()
+    assert elapsed < 15, f"{n} renamed spans took {elapsed:.1f} s of CPU to reconstruct"
+
+
+def test_a_slim_golden_keeps_the_executions_from_the_conversation() -> None:
+    data = Path(__file__).resolve().parents[1] / "data" / "openai_v2_chat_only.json"
+    trace = ta.load_trace(data)
+    slim = ta.Trace(slim_trace(trace).spans)
+    assert [(t.name, t.arguments, t.source) for t in slim.tool_executions] == [
+        (t.name, t.arguments, t.source) for t in trace.tool_executions
+    ]
+    assert len(slim.tool_executions) == 3 and slim.unexecuted_tool_requests == ()
