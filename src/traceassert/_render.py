@@ -46,7 +46,13 @@ def _shown(value: Any, redact: bool | None) -> Any:
 
 
 def describe_tool(tool: ToolExecution, limit: int = 120, *, redact: bool | None = None) -> str:
-    """``name(arg=value, ...) -> result [ok|FAILED: error|status unknown]`` (secrets redacted)."""
+    """``name(arg=value, ...) -> result [ok|FAILED: error|status unknown]`` (secrets redacted), with
+    ``(from conversation)`` after it when only a later model call's input shows the execution."""
+    text = _describe_tool(tool, limit, redact)
+    return f"{text} (from conversation)" if tool.source == "conversation" else text
+
+
+def _describe_tool(tool: ToolExecution, limit: int, redact: bool | None) -> str:
     head = f"{tool.name}({_args(_shown(tool.arguments, redact), limit)})"
 
     if tool.failed is True:

@@ -44,29 +44,39 @@ def test_recorded_with_agent_spans() -> None:
     )
 
 
-def _check_chat_only(
-    trace: ta.Trace, facts: ScenarioFacts, requested: tuple[tuple[str, dict[str, Any]], ...]
-) -> None:
-    """Only ``chat`` spans: the tools are known from the calls the model asked for, never as executions."""
-    assert trace.tool_executions == ()
-    assert tuple(t.name for t in trace.tool_executions) == facts.tools_in_order
-    requests = trace.unexecuted_tool_requests
-    assert tuple((r.name, r.arguments) for r in requests) == requested
-    # every request is reachable from the model call that made it, and is the only one it made
+def _check_chat_only(trace: ta.Trace, facts: ScenarioFacts, requested: tuple[tuple[str, Any], ...]) -> None:
+    """Only ``chat`` spans: no tool span, but each later chat input holds the results of the calls the
+    model asked for (``tool_call_response`` parts): every request is an execution from the conversation,
+    with the request's name and arguments and the result the model was sent."""
+    tools = trace.tool_executions
+    assert tuple((t.name, t.arguments) for t in tools) == requested
+    assert all(t.source == "conversation" and t.span is None for t in tools)
+    assert [t.result for t in tools] == [
+        "Sunny, 21C in Paris",
+        "Error: explode failed: the detonator is broken",
+        "Wear a light jacket.",
+    ]
+    # the producer marks no failure (a tool_call_response part has no error flag): none is read from text
+    assert [t.failed for t in tools] == [False, False, False]
+    assert trace.unexecuted_tool_requests == ()
+    requests = trace.tool_requests
+    # every request is reachable from the model call that made it, is the only one it made, and is
+    # carried out by its execution
     assert [r.model_call.requested_tools for r in requests if r.model_call] == [(r,) for r in requests]
+    assert [r.execution for r in requests] == list(tools)
+    assert all(t.request is r and r.executed for t, r in zip(tools, requests, strict=True))
     assert len(trace.model_calls) == facts.model_calls
     assert sum(c.total_tokens or 0 for c in trace.model_calls) == facts.total_tokens
     # each chat span is its own trace, outside any agent: one implicit invocation holds them all
     (implicit,) = trace.agents
     assert implicit.implicit
+    assert implicit.tool_executions == tools
     assert len(trace.trace_ids) == facts.model_calls
     rendered = trace.render()
-    # the chat spans are all this producer wrote: whether the tools ran is not recorded, not "no"
-    assert rendered.count("(requested, no execution recorded)") == len(requested)
     assert "(requested, not executed)" not in rendered
-    assert "tool get_weather(city='Paris') (requested, no execution recorded)" in rendered
-    assert "0 tool execution(s) (0 failed)" in rendered
-    assert f"{len(requested)} tool request(s) with no execution recorded" in rendered
+    assert rendered.count("(from conversation)") == len(requested)
+    assert "tool get_weather(city='Paris') -> 'Sunny, 21C in Paris' ok (from conversation)" in rendered
+    assert "3 tool execution(s) (0 failed)" in rendered
 
 
 def test_recorded_chat_spans_only() -> None:
@@ -74,12 +84,14 @@ def test_recorded_chat_spans_only() -> None:
     _check_chat_only(trace, facts, recorded_requests("openai_v2_chat_only"))
     asserter = ta.TraceAsserter(trace)
     asserter.under_token_limit(facts.total_tokens)
-    with pytest.raises(ta.TraceAssertionError, match="with no execution recorded"):
-        asserter.has_tool_executed("get_weather")
-    with pytest.raises(
-        ta.TraceAssertionError, match=r"found 0 \(1 more requested by the model with no execution recorded"
-    ):
-        asserter.called_tool("get_weather")
+    asserter.called_tool("get_weather", count=1)
+    asserter.has_tool_executed("get_weather")
+    asserter.has_tool_executed_with("ask_helper", {"question": "What should I wear?"})
+    with pytest.raises(ta.TraceAssertionError, match=r"get_weather\(city='Paris'\) .* \(from conversation\)"):
+        asserter.does_not_call_tool("get_weather")
+    # the failure of explode lives only in its result's text, which no producer field marks
+    with pytest.raises(ta.TraceAssertionError, match=r"found 1 successful execution\(s\)"):
+        asserter.has_tool_execution_failed("explode")
 
 
 def test_recorded_chat_spans_only_cannot_tell() -> None:

@@ -42,7 +42,8 @@ NOT_RECORDED = (
         "tool.executions",
         "the OpenAI SDK's instrumentation (chat spans only)",
         "tool executions and agents",
-        "the model's requests are recorded (ModelCall.requested_tools, Trace.unexecuted_tool_requests)",
+        "the model's requests are recorded (ModelCall.requested_tools); one whose result the next call's "
+        "input holds is an execution from the conversation (ToolExecution.source)",
         scope="opentelemetry.instrumentation.openai_v2",
     ),
     NotRecorded(

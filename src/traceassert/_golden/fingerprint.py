@@ -1,8 +1,9 @@
 """The behaviour of a trace as plain data: what slimming must keep and what a diff compares.
 
-It is ``Trace.summary()`` plus each agent's conversation id, with message text (agent input and output)
-cut to `TEXT_CHARS` characters unless the caller keeps it whole: a slim trace cuts that text, and two
-traces that differ only past the cut behave the same.
+It is ``Trace.summary()`` plus each agent's conversation id (and, where some of its tool executions
+are known from the conversation only, where each one is known from), with message text (agent input
+and output) cut to `TEXT_CHARS` characters unless the caller keeps it whole: a slim trace cuts that
+text, and two traces that differ only past the cut behave the same.
 """
 
 from __future__ import annotations
@@ -45,6 +46,9 @@ def fingerprint(
         inv, data = stack.pop()
         cid = inv.conversation_id
         data["conversation_id"] = names.get(cid, cid) if cid is not None else None
+        if any(t.source != "span" for t in inv.tool_executions):
+            # where each execution is known from: slimming never trades a tool span for the conversation
+            data["tool_sources"] = [t.source for t in inv.tool_executions]
         if not keep_messages:
             data["input"] = _cut_any(data["input"])
             data["output"] = _cut_any(data["output"])

@@ -3,9 +3,10 @@
 The checks are the library's own, one per line: the number of turns, then per agent how often it ran
 and where (nested in which agent), whether it succeeded, the tools it executed successfully in order
 with their arguments, its failed tools, its handoffs, its own model calls and
-``has_no_more_tool_executions()``; then the tools run outside any agent, and a token budget with a
-margin. Two modes: ``replay`` loads the slim golden trace saved beside the test; ``live`` runs
-``MODULE:CALLABLE`` under the ``trace_asserter`` fixture.
+``has_no_more_tool_executions()``; then the tools run outside any agent (with no agent at all, their
+successful executions in order too), and a token budget with a margin. Two modes: ``replay`` loads
+the slim golden trace saved beside the test; ``live`` runs ``MODULE:CALLABLE`` under the
+``trace_asserter`` fixture.
 
 The module passes on the run and on its golden by construction: every number and list is read through
 the checks' own selections (`generate_facts`), from the redacted trace the golden holds; checks that
@@ -31,6 +32,7 @@ from .generate_facts import AgentFacts, TraceFacts, trace_facts
 from .literal import Unwritable, expected, literal
 
 if TYPE_CHECKING:
+    from .._model.records import ToolExecution
     from .._trace import Trace
 
 __all__ = ["GeneratedTest", "generate_test"]
@@ -99,16 +101,7 @@ def _agent_lines(facts: AgentFacts, var: str) -> Iterator[str]:
     if not facts.checkable:
         yield "# its runs ended differently (a failure or a cancellation): what they did is not checked"
         return
-    if facts.ok_tools:
-        items = []
-        left_out = False
-        for golden, run in facts.ok_tools:
-            args, dropped = _arguments(run.arguments, golden.arguments)
-            left_out = left_out or dropped
-            items.append(literal(golden.name) if args is None else f"({literal(golden.name)}, {args})")
-        if left_out:
-            yield _LEFT_OUT
-        yield from _call(f"{var}.has_tools_executed_in_order", items, one_per_line=True)
+    yield from _in_order(var, facts.ok_tools)
     for failed in facts.failed:
         if failed.needle:
             yield from _call(
@@ -124,6 +117,21 @@ def _agent_lines(facts: AgentFacts, var: str) -> Iterator[str]:
     yield f"{var}.has_own_model_call_count({facts.own_chat_calls})"
     if facts.all_checked:
         yield f"{var}.has_no_more_tool_executions()"
+
+
+def _in_order(var: str, ok_tools: list[tuple[ToolExecution, ToolExecution]]) -> Iterator[str]:
+    """``var.has_tools_executed_in_order(...)`` of the successful executions (golden's, run's)."""
+    if not ok_tools:
+        return
+    items = []
+    left_out = False
+    for golden, run in ok_tools:
+        args, dropped = _arguments(run.arguments, golden.arguments)
+        left_out = left_out or dropped
+        items.append(literal(golden.name) if args is None else f"({literal(golden.name)}, {args})")
+    if left_out:
+        yield _LEFT_OUT
+    yield from _call(f"{var}.has_tools_executed_in_order", items, one_per_line=True)
 
 
 def _call(func: str, args: list[str], *, one_per_line: bool = False) -> Iterator[str]:
@@ -148,6 +156,7 @@ def _outside_lines(facts: TraceFacts) -> Iterator[str]:
         yield "# tools executed outside any agent (the counts take in every execution of the tool)"
         for name, n in facts.outside_tools:
             yield f"a.called_tool({literal(name)}, count={n})"
+        yield from _in_order("a", facts.outside_ok_tools)
 
 
 def _margin(token_margin: Any) -> float | None:

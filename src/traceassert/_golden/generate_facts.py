@@ -90,6 +90,9 @@ class TraceFacts:
     tokens: tuple[int, int] | None
     #: why there is no budget check (a fixed text), or None
     no_budget: str | None
+    #: with no agent but the work outside any (a trace of model calls and tools alone): its
+    #: successful executions in the order the checks see them, (golden's, run's)
+    outside_ok_tools: list[tuple[ToolExecution, ToolExecution]] = field(default_factory=list)
 
 
 def _span_keys(tools: Iterable[ToolExecution]) -> dict[int, tuple[str, str, int]]:
@@ -214,6 +217,11 @@ def trace_facts(live: Trace) -> TraceFacts:
         (n, len(called_tool(reader.probe, n, count=ANY_NUMBER).selected_tools())) for n in sorted(outside)
     ]
     tokens, no_budget = _tokens(golden)
+    outside_ok: list[tuple[ToolExecution, ToolExecution]] = []
+    if not top and len(golden.agents) == 1 and golden.agents[0].nested == ():
+        probe = reader.probe
+        tools = tools_of(probe, targets_of(probe))
+        outside_ok = [(t, reader.run_of(t)) for t in tools if t.failed is False and t.name]
     return TraceFacts(
         turns=len(turns_in(reader.probe)),
         has_agents=bool(top),
@@ -222,4 +230,5 @@ def trace_facts(live: Trace) -> TraceFacts:
         outside_tools=counts,
         tokens=tokens,
         no_budget=no_budget,
+        outside_ok_tools=outside_ok,
     )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from .span import Span
 
@@ -44,11 +44,14 @@ class ErrorInfo:
 
 @dataclass(eq=False, slots=True)
 class ToolExecution:
-    """One execution of a tool, recorded by a tool span.
+    """One execution of a tool, recorded by a tool span (``source`` "span") or shown by the conversation
+    (``source`` "conversation": a later model call's input holds the result of the call, and no tool
+    span answers its request; ``span`` is then None).
 
     ``arguments`` is always a dict: what the tool received, parsed from whatever shape the producer
     recorded (``raw_arguments``). ``failed`` is None only while the tool's span is still open. A call
-    known only from the model's request is a `ToolRequest`, never an execution.
+    known only from the model's request, with no result in the conversation, is a `ToolRequest`, never
+    an execution.
     """
 
     name: str
@@ -65,6 +68,8 @@ class ToolExecution:
     request_order: tuple[int, int] | None = None
     #: the model's request this execution carried out, when it was recorded
     request: ToolRequest | None = None
+    #: what shows the execution: its tool span, or the result in a later model call's input
+    source: Literal["span", "conversation"] = "span"
 
     @property
     def succeeded(self) -> bool:
@@ -72,7 +77,12 @@ class ToolExecution:
 
     @property
     def start_ns(self) -> int:
-        return self.span.start_ns if self.span is not None else 0
+        """The span's start; for an execution shown by the conversation, just after the start of the
+        model call that asked for it (its end may come late: a streamed response)."""
+        if self.span is not None:
+            return self.span.start_ns
+        call = self.request.model_call if self.request is not None else None
+        return call.start_ns + 1 if call is not None and call.span is not None else 0
 
     def __repr__(self) -> str:
         state = {True: "failed", False: "ok", None: "unknown"}[self.failed]
@@ -117,7 +127,8 @@ class ModelCall:
 class ToolRequest:
     """A tool call a model asked for in its response: what it asked, not what ran.
 
-    ``execution`` is the `ToolExecution` that carried it out, ``handoff`` the `Handoff` it asked for
+    ``execution`` is the `ToolExecution` that carried it out (from its tool span, or from its result in
+    a later model call's input), ``handoff`` the `Handoff` it asked for
     (a ``transfer_to_*`` call, say), ``agent`` the nested `AgentInvocation` that carried it out when the
     framework runs an agent as the tool of that name with no tool span of its own (a smolagents managed
     agent); all None when the trace records none of them (``executed`` False).
@@ -137,7 +148,8 @@ class ToolRequest:
 
     @property
     def executed(self) -> bool:
-        """Whether a tool span, a handoff or a nested agent run shows that the call was carried out."""
+        """Whether a tool span, its result in the conversation, a handoff or a nested agent run shows
+        that the call was carried out."""
         return self.execution is not None or self.handoff is not None or self.agent is not None
 
     @property

@@ -11,7 +11,8 @@ One pass over the span tree, top down, carries the enclosing agent, tool and mod
 - a handoff becomes a `Handoff` of the agent it is recorded in (see ``handoffs``).
 
 Tool calls the model asked for become `ToolRequest`s, matched to the executions and handoffs (see
-``requests``): a request is never an execution.
+``requests``); a request no span answers becomes an execution only where a later model call's input
+holds its result (see ``conversation``).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from .._model.records import AgentInvocation, Handoff, ModelCall, Retrieval, Too
 from .._model.span import Span
 from .._model.tree import SpanTree
 from .arguments import parse_arguments
+from .conversation import executions_from_conversation
 from .finish import Tokens, call_tokens, finish_model, finish_tool, first, is_cancellation
 from .handoffs import (
     AgentIndex,
@@ -143,6 +145,7 @@ class Builder:
         late = handoffs_from_agents(self, index)
         if late:
             self.handoffs = sorted([*self.handoffs, *late], key=_start)
+        executions_from_conversation(self)  # requests no span answers, whose result a later input holds
         self.requests.sort(key=_start)
         self.tools.sort(key=_start)
         self.models.sort(key=_start)

@@ -2,10 +2,12 @@
 
 Every model call gets ``requested_tools``: one `ToolRequest` per call its response asked for, in the
 response's order. Each request is matched to at most one tool execution of the same agent (by call id,
-else by name, arguments and then order, taking the earliest request made before the execution started)
-and each handoff to at most one request. A match fills a missing call id and arguments (a bare scalar
+else by name, arguments and then order, taking the earliest request made before the execution started;
+a span named otherwise, ``get_weather.__call__`` or ``SimpleTool``, by a word of its name, else by its
+arguments) and each handoff to at most one request. A matched execution takes the name the model asked
+for. A match fills a missing call id and arguments (a bare scalar
 gets its parameter's name) and gives parallel calls the model's order. A request that matches nothing
-stays a request: it is never turned into an execution.
+stays a request here (``conversation`` gives it an execution when a later input holds its result).
 
 Matching is linear in the number of requests and executions: requests are indexed by call id, by name
 and by (name, arguments), each index a queue in request order that is consumed from the front.
@@ -14,6 +16,7 @@ and by (name, arguments), each index a queue in request order that is consumed f
 from __future__ import annotations
 
 import json
+import re
 from collections import deque
 from collections.abc import Hashable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
@@ -26,10 +29,12 @@ from .arguments import SCALAR_KEY, parse_arguments
 if TYPE_CHECKING:
     from .builder import AgentBuild as AgentBuild
 
-__all__ = ["match_agent_requests", "match_requests", "order_tools"]
+__all__ = ["is_handoff_name", "match_agent_requests", "match_requests", "order_tools"]
 
 
 _SCALARS = (str, int, float, bool, type(None))
+#: the words of a span name that may be the tool's name (``Tool: get_weather``, ``get_weather.__call__``)
+_WORD = re.compile(r"[A-Za-z0-9_-]+")
 
 
 def _canon(value: Any) -> Any:
@@ -59,7 +64,7 @@ def _bare(parsed: dict[str, Any]) -> bool:
     return len(parsed) == 1 and SCALAR_KEY in parsed
 
 
-def _is_handoff_name(name: str) -> bool:
+def is_handoff_name(name: str) -> bool:
     return name.startswith(TRANSFER_PREFIX) or name in NAMED_TARGET_TOOLS
 
 
@@ -75,6 +80,8 @@ class _Index:
         self.by_name: dict[str, deque[int]] = {}
         #: (name, arguments) -> requests; built when first needed (call ids usually match)
         self._by_args: dict[tuple[str, Hashable], deque[int]] | None = None
+        #: arguments -> requests of any name (for spans named otherwise); built when first needed
+        self._by_args_only: dict[Hashable, deque[int]] | None = None
         #: tool name -> the parameter names of its one-argument requests (for bare scalar arguments)
         self.single: dict[str, set[str]] = {}
         self.handoff_like: deque[int] = deque()
@@ -86,7 +93,7 @@ class _Index:
             self.by_name.setdefault(req.name, deque()).append(i)
             if len(req.arguments) == 1:
                 self.single.setdefault(req.name, set()).update(req.arguments)
-            if _is_handoff_name(req.name):
+            if is_handoff_name(req.name):
                 self.handoff_like.append(i)
 
     def by_args(self) -> dict[tuple[str, Hashable], deque[int]]:
@@ -135,7 +142,30 @@ class _Index:
             i = self._take(by_args.get((tool.name, key)), tool.start_ns)
             if i is not None:
                 return i
-        return self.by_name_and_order(tool.name, tool.start_ns)
+        i = self.by_name_and_order(tool.name, tool.start_ns)
+        return self._renamed(tool) if i is None else i
+
+    def _renamed(self, tool: ToolExecution) -> int | None:
+        """A span named otherwise than the request it answers (``get_weather.__call__``,
+        ``Tool: get_weather``, ``SimpleTool``): by a word of its name that a request has as its name
+        (with its arguments, else by order), else by its arguments alone (when it has some)."""
+        start = tool.start_ns
+        plain = self.parsed(tool, ())
+        key = _key(plain)
+        for word in _WORD.findall(tool.name):
+            if word != tool.name and word in self.by_name:
+                i = self._take(self.by_args().get((word, key)), start)
+                if i is None:
+                    i = self.by_name_and_order(word, start)
+                if i is not None:
+                    return i
+        if not plain or _bare(plain):
+            return None
+        if self._by_args_only is None:
+            self._by_args_only = {}
+            for i, req in enumerate(self.requests):
+                self._by_args_only.setdefault(_key(req.arguments), deque()).append(i)
+        return self._take(self._by_args_only.get(key), start)
 
     def for_handoff(self, handoff: Handoff, tool_name: str | None) -> int | None:
         """By call id; by the handoff tool's name; by the target's ``transfer_to_<agent>`` name or the
@@ -226,6 +256,7 @@ def match_requests(build: AgentBuild, handoff_tools: dict[int, str | None]) -> l
 
 
 def _apply(tool: ToolExecution, req: ToolRequest, order: tuple[int, int], index: _Index) -> None:
+    tool.name = req.name  # the name the model asked for (a span may say ``get_weather.__call__``)
     tool.request_order = order
     tool.request = req
     req.execution = tool
