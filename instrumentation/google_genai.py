@@ -106,7 +106,13 @@ EXPECTED = scenario_facts(
     output=FINAL_OUTPUT,
 )
 
-_ENV = {"OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT": "span_only"}
+#: the content mode, and the event switch the instrumentation turns on for the whole process when it
+#: instruments (``OTEL_INSTRUMENTATION_GENAI_EMIT_EVENT=true``, never restored): saved here so that
+#: `uninstrument` gives the process its own value back
+_ENV = {
+    "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT": "span_only",
+    "OTEL_INSTRUMENTATION_GENAI_EMIT_EVENT": "false",
+}
 
 
 @dataclass

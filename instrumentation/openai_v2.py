@@ -74,6 +74,9 @@ __all__ = [
 ContentMode = Literal["span_only", "event_only", "span_and_event", "no_content"]
 CONTENT_MODES: tuple[ContentMode, ...] = ("span_only", "event_only", "span_and_event", "no_content")
 _CONTENT_ENV = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"
+#: util-genai emits log records when this says so, whatever the content mode: `instrument` sets it too,
+#: so that a value left in the environment (by an app, a plugin or another test) cannot change the mode
+_EVENT_ENV = "OTEL_INSTRUMENTATION_GENAI_EMIT_EVENT"
 
 
 # --------------------------------------------------------------------------------------------------
@@ -109,7 +112,8 @@ def instrument(
             global logger provider.
     """
     uninstrument()
-    _STATE.env = set_environment({_CONTENT_ENV: content})
+    events = "true" if content in ("event_only", "span_and_event") else "false"
+    _STATE.env = set_environment({_CONTENT_ENV: content, _EVENT_ENV: events})
     provider = RoutingTracerProvider(tracer_provider)
     instrumentor = OpenAIInstrumentor()  # type: ignore[no-untyped-call]
     instrumentor.instrument(tracer_provider=provider, logger_provider=logger_provider)

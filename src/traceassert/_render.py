@@ -59,10 +59,10 @@ def _describe_tool(tool: ToolExecution, limit: int, redact: bool | None) -> str:
         if tool.error is None:
             return f"{head} FAILED"
         return f"{head} FAILED: {cut_text(str(_shown(str(tool.error), redact)), limit * 2)}"
-    if tool.failed is None:
-        return f"{head} (status unknown)"
-
     result = f" -> {short(_shown(tool.result, redact), limit)}" if tool.result is not None else ""
+    if tool.failed is None:
+        # a result from the conversation says the tool ran, not whether it failed: show what it gave
+        return f"{head}{result if tool.source == 'conversation' else ''} (status unknown)"
     return f"{head}{result} ok"
 
 

@@ -56,7 +56,8 @@ def test_openai_chat_tool_message() -> None:
     asked = {"role": "assistant", "tool_calls": [{"id": "c1", "function": {"name": "get_weather"}}]}
     answer = {"role": "tool", "tool_call_id": "c1", "content": "Sunny, 21C"}
     tool = _only(_two_calls([{"role": "user", "content": "Weather in Rome?"}, asked, answer]))
-    assert (tool.result, tool.failed, tool.error) == ("Sunny, 21C", False, None)
+    # a tool message has no failure field: a failed tool's error text reads like any result
+    assert (tool.result, tool.failed, tool.error) == ("Sunny, 21C", None, None)
 
 
 def test_anthropic_tool_result_block_marks_the_failure() -> None:
@@ -87,7 +88,7 @@ def test_anthropic_flattened_prompt() -> None:
 def test_genai_tool_call_response_part() -> None:
     answer = {"role": "tool", "parts": [{"type": "tool_call_response", "id": "c1", "response": {"temp": 21}}]}
     tool = _only(_two_calls([_USER, answer]))
-    assert (tool.result, tool.failed) == ({"temp": 21}, False)
+    assert (tool.result, tool.failed) == ({"temp": 21}, None)  # the part has no failure field
 
 
 def test_genai_result_with_an_error_field_failed() -> None:
@@ -128,7 +129,7 @@ def test_openinference_tool_message() -> None:
         parent=agent,
     )
     tool = _only(b.trace())
-    assert (tool.result, tool.failed) == ("Sunny, 21C", False)
+    assert (tool.result, tool.failed) == ("Sunny, 21C", None)  # a tool message: no failure field
 
 
 @pytest.mark.parametrize("key", ["function_response", "functionResponse"])
@@ -237,7 +238,7 @@ def test_placed_after_the_model_call_that_asked_and_rendered_as_from_conversatio
     lines = trace.render().splitlines()
     assert lines[2:] == [
         "├─ model chat m tokens in=10 out=5",
-        "├─ tool get_weather(city='Rome') -> 'Sunny, 21C' ok (from conversation)",
+        "├─ tool get_weather(city='Rome') -> 'Sunny, 21C' (status unknown) (from conversation)",
         "└─ model chat m tokens in=10 out=5",
     ]
     assert "1 tool execution(s) (0 failed)" in lines[0] and "not executed" not in lines[0]
@@ -248,9 +249,17 @@ def test_checks_count_executions_from_the_conversation() -> None:
     answer = {"role": "tool", "tool_call_id": "c1", "content": "Sunny, 21C"}
     asserter = ta.TraceAsserter(_two_calls([asked, answer]))
     asserter.called_tool("get_weather", count=1)
-    asserter.has_tool_executed("get_weather")
-    with fails("get_weather(city='Rome') -> 'Sunny, 21C' ok (from conversation)"):
+    with fails("whose outcome the producer did not record"):  # ran, but did it succeed? cannot tell
+        asserter.has_tool_executed("get_weather")
+    with fails("get_weather(city='Rome') -> 'Sunny, 21C' (status unknown) (from conversation)"):
         asserter.does_not_call_tool("get_weather")
+    with fails("the producer did not record whether 1 execution(s) failed"):
+        asserter.has_no_failed_tool_executions()
+    succeeded = {
+        "role": "user",
+        "content": [{"type": "tool_result", "tool_use_id": "c1", "is_error": False, "content": "ok"}],
+    }
+    ta.TraceAsserter(_two_calls([succeeded])).has_tool_executed("get_weather").has_no_failed_tool_executions()
 
     failed = {
         "role": "user",

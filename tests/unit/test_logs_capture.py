@@ -151,3 +151,20 @@ def test_a_global_logger_provider_that_is_not_the_sdks_is_left_alone(monkeypatch
     assert cap.logger_provider is None
     assert [s.name for s in cap.spans] == ["work"]
     assert cap.logs == ()
+
+
+def test_a_capture_holds_the_records_of_its_own_logger_provider_only() -> None:
+    """Two SDK logger providers log about the same span: a capture listening on one never gets the
+    other's records, even for its own spans (the routing is per provider)."""
+    tracers, mine, other = TracerProvider(), LoggerProvider(), LoggerProvider()
+    tracer = tracers.get_tracer("app")
+    with ta.capture(tracer_provider=tracers, logger_provider=other):  # arms other's processor
+        pass
+    with ta.capture(tracer_provider=tracers, logger_provider=mine) as cap:
+        attrs = {"gen_ai.operation.name": "chat", "gen_ai.request.model": "m"}
+        with tracer.start_as_current_span("chat m", attributes=attrs):
+            _chat_details(other.get_logger("elsewhere"))
+            _chat_details(mine.get_logger("app"))
+    assert len(cap.logs) == 1
+    (span,) = cap.spans
+    assert [e.name for e in span.events] == [DETAILS]

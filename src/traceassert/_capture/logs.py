@@ -53,7 +53,9 @@ class _LogProcessor(LogRecordProcessor):
             active = list(self._active)
         span_id = log_record.log_record.span_id
         owners = span_owners(span_id) if span_id else None
-        targets = [c for c in owners if c._open] if owners else active
+        # a capture holds the records of the provider it listens on, never another provider's (even for
+        # its own spans): of the span's owners, those listening here; with no owner, those active here
+        targets = [c for c in owners if c._open and c in active] if owners else active
         if not targets:
             return
         record = LogRecord.from_readable(log_record)

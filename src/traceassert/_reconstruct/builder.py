@@ -25,7 +25,7 @@ from .._model.records import AgentInvocation, Handoff, ModelCall, Retrieval, Too
 from .._model.span import Span
 from .._model.tree import SpanTree
 from .arguments import parse_arguments
-from .conversation import executions_from_conversation
+from .conversation import executions_from_conversation, settle_outcomes
 from .finish import Tokens, call_tokens, finish_model, finish_tool, first, is_cancellation
 from .handoffs import (
     AgentIndex,
@@ -146,6 +146,7 @@ class Builder:
         if late:
             self.handoffs = sorted([*self.handoffs, *late], key=_start)
         executions_from_conversation(self)  # requests no span answers, whose result a later input holds
+        settle_outcomes(self.tools, self.all_agents)  # an agent run as such a tool says how it ended
         self.requests.sort(key=_start)
         self.tools.sort(key=_start)
         self.models.sort(key=_start)

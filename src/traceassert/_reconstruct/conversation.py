@@ -34,13 +34,13 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .._dialects._tool_results import ToolCallResult, tool_results
-from .._model.records import ErrorInfo, ModelCall, ToolExecution, ToolRequest
+from .._model.records import AgentInvocation, ErrorInfo, ModelCall, ToolExecution, ToolRequest
 from .requests import is_handoff_name, order_tools
 
 if TYPE_CHECKING:
     from .builder import AgentBuild, Builder
 
-__all__ = ["executions_from_conversation"]
+__all__ = ["executions_from_conversation", "settle_outcomes"]
 
 
 def executions_from_conversation(builder: Builder) -> list[ToolExecution]:
@@ -87,6 +87,18 @@ def executions_from_conversation(builder: Builder) -> list[ToolExecution]:
         build.inv.tool_executions = tuple(build.tools)
         _nest(build, matcher.answered_at, linked)
     return added
+
+
+def settle_outcomes(tools: Sequence[ToolExecution], agents: Sequence[AgentInvocation]) -> None:
+    """An execution from the conversation whose message cannot mark a failure (outcome None) that ran
+    an agent the spans show (``via_tool``) ended as that agent did: succeeded or failed. Any other
+    stays unknown."""
+    ran: dict[int, AgentInvocation] = {id(a.via_tool): a for a in agents if a.via_tool is not None}
+    for tool in tools:
+        agent = ran.get(id(tool))
+        ended = agent is not None and agent.status in ("succeeded", "failed")
+        if tool.source == "conversation" and tool.failed is None and ended:
+            tool.failed = agent is not None and agent.status == "failed"
 
 
 def _nest(build: AgentBuild, answered_at: dict[int, int], linked: set[int]) -> None:
