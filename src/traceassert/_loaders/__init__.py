@@ -9,6 +9,7 @@ Formats (``FORMATS``; ``format=`` also takes the ``ALIASES``):
   ``ConsoleSpanExporter``'s objects one after another;
 - ``okahu``: Monocle spans as Okahu's API returns them (``span_name``, ``entity`` lists);
 - ``phoenix``: Arize Phoenix's span JSON (its REST API, or ``get_spans_dataframe()`` saved as JSON).
+- ``any-agent``: mozilla-ai any-agent's ``AgentTrace`` dumps (integer ids, a ``parent`` context).
 
 Any of them may be gzip-compressed (found by its magic bytes). See docs/trace-files.md.
 """

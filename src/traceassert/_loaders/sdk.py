@@ -39,8 +39,12 @@ _SCOPE_KEYS = ("instrumentation_scope", "instrumentationScope", "scope", "instru
 
 
 def is_record(value: Any) -> bool:
-    """A ``to_json()`` span object: ``name`` and a ``context`` with ids."""
-    return value.__class__ is dict and "name" in value and value.get("context").__class__ is dict
+    """A ``to_json()`` span object: ``name`` and a ``context`` with ids (strings: integer ids are
+    any-agent's dumps)."""
+    if value.__class__ is not dict or "name" not in value:
+        return False
+    context = value.get("context")
+    return context.__class__ is dict and context.get("span_id").__class__ is not int
 
 
 def kind_of(value: Any) -> str:
