@@ -61,3 +61,77 @@ def test_any_agent_openinference_dumps(framework: str) -> None:
     assert tools[0].arguments == {"timezone": "America/New_York"}
     assert tools[1].arguments == {"text": "2025"}
     assert len(trace.model_calls) == 3
+
+
+# -- flat span dicts: strands-agents evals fixtures, ADOT/CloudWatch session exports -------------------
+
+
+def test_strands_fixture_keeps_scope_and_times() -> None:
+    trace = load(STRANDS / "adk_live_spans.json")
+    tool = next(s for s in trace.spans if s.name == "execute_tool calculator")
+    assert tool.scope_name == "gcp.vertex.agent"
+    assert tool.scope_version == "2.5.0"
+    assert tool.start_ns == 1784995767655639000
+    assert tool.parent_id == "b5aaea6a8c6e066f"
+    [execution] = trace.tool_executions
+    assert (execution.name, execution.arguments, execution.result) == (
+        "calculator",
+        {"expression": "15 * 37"},
+        "555",
+    )
+
+
+def test_span_events_of_a_span_dict_are_read() -> None:
+    trace = load(STRANDS / "otel_genai_convention_spans.json")
+    names = {e.name for s in trace.spans for e in s.events}
+    assert "gen_ai.client.inference.operation.details" in names
+
+
+def test_ids_that_are_names_each_stand_for_one_id() -> None:
+    # hand-written fixture: ids 'live-trace-1', 'chain-root', 'llm-1', ...
+    trace = load(STRANDS / "openinference_live_spans.json")
+    assert any("are names, not hex" in w and "'live-trace-1'" in w for w in trace.warnings)
+    assert len({s.trace_id for s in trace.spans}) == 1
+    assert all(len(s.span_id) == 16 for s in trace.spans)
+    assert not trace.orphans
+
+
+def test_adot_camel_case_span_dicts_load() -> None:
+    # CloudWatch/ADOT span export of a Google ADK run: traceId/spanId/parentSpanId, ids replaced by hand
+    trace = load(STRANDS / "adk_adot_spans.json")
+    [agent] = trace.agents
+    assert agent.name == "math_agent"
+    [execution] = agent.tool_executions
+    assert (execution.name, execution.arguments, execution.result) == (
+        "calculator",
+        {"expression": "15 * 37"},
+        "555",
+    )
+    assert [(c.input_tokens, c.output_tokens) for c in agent.model_calls] == [(667, 56), (741, 20)]
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "claude_adot_spans.json",
+        "openai_agents_genai_adot_spans.json",
+        "openai_agents_openinference_adot_spans.json",
+    ],
+)
+def test_adot_session_exports_load(name: str) -> None:
+    trace = load(STRANDS / name)
+    assert trace.tool_executions
+
+
+def test_phoenix_fixture_with_named_ids() -> None:
+    trace = load(
+        PEERS / "Arize-ai__phoenix" / "tests__unit__pxi__evals__online_evals__fixtures__pxi_turn_trace.json"
+    )
+    assert not trace.orphans
+    assert trace.render()
+
+
+def test_jaeger_export_with_named_ids() -> None:
+    trace = load(PEERS / "agentevals-dev__agentevals" / "samples__helm_reversed_order.json")
+    assert not trace.orphans
+    assert trace.render()

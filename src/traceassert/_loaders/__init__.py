@@ -145,6 +145,12 @@ def _parse_into(
         )
     if ctx.order_issues:
         ctx.warnings.append(f"{where}: {ctx.order_issues} span(s) end before they start")
+    if ctx.named_ids:
+        names = ", ".join(repr(n) for n in list(ctx.named_ids)[:3])
+        more = f" and {len(ctx.named_ids) - 3} more" if len(ctx.named_ids) > 3 else ""
+        ctx.warnings.append(
+            f"{where}: {len(ctx.named_ids)} id(s) are names, not hex ({names}{more}): each stands for one id"
+        )
     if not ctx.spans:
         raise ctx.foreign_error if ctx.foreign_error is not None else _no_spans(ctx, where)
     if ctx.foreign:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import hashlib
 import re
 import types
 from collections.abc import Mapping
@@ -24,6 +25,7 @@ __all__ = [
     "hex_id",
     "iso_to_ns",
     "make_span",
+    "named_id",
     "status_of",
 ]
 
@@ -72,6 +74,7 @@ class Context:
         "foreign_error",
         "keys",
         "lines",
+        "named_ids",
         "order_issues",
         "other_signals",
         "path",
@@ -108,6 +111,8 @@ class Context:
         self.broken: list[str] = []
         #: OTLP signals other than traces found in the file (``resourceLogs``, ...), ignored
         self.other_signals: set[str] = set()
+        #: ids written as names, not hex (``"live-trace-1"``: hand-written fixtures) -> the hex id made
+        self.named_ids: dict[str, str] = {}
 
     def note_other_signals(self, value: Mapping[str, Any]) -> bool:
         """Note the logs, metrics or profiles an OTLP document carries; True if it carries any."""
@@ -163,11 +168,29 @@ def hex_id(value: Any, nbytes: int, *, pad: bool = False) -> str:
     raise ValueError(f"{kind} id {value[:60]!r} is neither {n} hex digits nor base64 of {nbytes} bytes")
 
 
-def parent_id(value: Any) -> str | None:
-    """A parent span id, None for absent, empty or all-zero ids."""
+def named_id(value: Any, nbytes: int, ctx: Context, *, pad: bool = False) -> str:
+    """A span-dict id: hex or base64 as `hex_id` reads it, or else a name (``"live-trace-1"``,
+    ``"s01"``: hand-written fixtures) that stands for one id: each name maps to a hex id of its own,
+    made from its text (the same name always gives the same id). A string of hex digits of the wrong
+    length stays an error (a cut or mistyped id, not a name)."""
+    try:
+        return hex_id(value, nbytes, pad=pad)
+    except ValueError:
+        text = value[2:] if value[:2] in ("0x", "0X") else value
+        if not text or not text.strip(_HEX):
+            raise
+    made = ctx.named_ids.get(value)
+    if made is None:
+        digest = hashlib.blake2b(value.encode("utf-8", "surrogatepass"), digest_size=16)
+        made = ctx.named_ids[value] = digest.hexdigest()
+    return made[: 2 * nbytes]
+
+
+def parent_id(value: Any, ctx: Context | None = None) -> str | None:
+    """A parent span id, None for absent, empty or all-zero ids (``ctx``: names allowed, `named_id`)."""
     if value is None or value == "":
         return None
-    pid = hex_id(value, 8)
+    pid = hex_id(value, 8) if ctx is None else named_id(value, 8, ctx)
     return None if pid == "0000000000000000" else pid
 
 

@@ -23,6 +23,7 @@ from .common import (
     iso_to_ns,
     link,
     make_span,
+    named_id,
     parent_id,
     status_of,
 )
@@ -166,9 +167,9 @@ def convert(key: str | None, where: str, value: Any, ctx: Context) -> None:
     start = iso_to_ns(value.get("start_time"))
     ctx.add(
         make_span(
-            hex_id(context["trace_id"], 16),
-            hex_id(context["span_id"], 8),
-            parent_id(value.get("parent_id")),
+            named_id(context["trace_id"], 16, ctx),
+            named_id(context["span_id"], 8, ctx),
+            parent_id(value.get("parent_id"), ctx),
             value["name"],
             kind_of(value.get("kind")),
             start if start is not None else 0,
