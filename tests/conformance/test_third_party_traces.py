@@ -135,3 +135,46 @@ def test_jaeger_export_with_named_ids() -> None:
     trace = load(PEERS / "agentevals-dev__agentevals" / "samples__helm_reversed_order.json")
     assert not trace.orphans
     assert trace.render()
+
+
+# -- the OpenAI Agents SDK's ``Agent workflow`` root is never an agent ---------------------------------
+
+
+@pytest.mark.parametrize(
+    ("path", "agents"),
+    [
+        # tagged invoke_agent, a parent that is not in the file (OpenLLMetry's instrumentation)
+        (STRANDS / "openai_agents_otel_live_spans.json", ["coordinator"]),
+        # tagged invoke_agent under an ADOT ``POST /invocations`` span
+        (STRANDS / "openai_agents_genai_adot_spans.json", ["coordinator", "math_specialist"]),
+        # an OpenInference AGENT span with a parent (any-agent's ``agent_run``), direct parent of the agent
+        (ANY_AGENT / "openinference__OPENAI_trace.json", ["any_agent"]),
+    ],
+)
+def test_agent_workflow_root_is_not_an_agent(path: Path, agents: list[str]) -> None:
+    trace = load(path)
+    assert [a.name for a in trace.agents] == agents
+    assert "Agent workflow" not in [a.name for a in trace.all_agents()]
+    root = next(s for s in trace.spans if s.name == "Agent workflow")
+    op = trace.operation(root)
+    assert op is not None and op.kind == "workflow"
+
+
+def test_agent_workflow_tokens_are_the_agents_only() -> None:
+    trace = load(STRANDS / "openai_agents_otel_live_spans.json")
+    # five chat spans: 212+23, 186+53, 238+19, 268+72, 315+31
+    assert trace.token_total() == (1417, 5)
+    assert trace.summary()["totals"]["total_tokens"] == 1417
+
+
+# -- ``gen_ai.operation.name = agent_handoff`` ----------------------------------------------------------
+
+
+def test_agent_handoff_span_is_a_handoff() -> None:
+    trace = load(STRANDS / "openai_agents_genai_adot_spans.json")
+    [handoff] = trace.handoffs
+    assert (handoff.from_agent, handoff.to_agent) == ("coordinator", "math_specialist")
+    assert handoff.span is not None and handoff.span.name == "agent_handoff OpenAI Agent"
+    assert [t.name for t in trace.tool_executions] == ["multiply_numbers"]
+    assert trace.tool_executions[0].arguments == {"a": 42, "b": 7}
+    assert [(c.input_tokens, c.output_tokens) for c in trace.model_calls] == [(148, 47), (257, 19), (287, 36)]

@@ -73,4 +73,6 @@ OP_CREATE_AGENT = "create_agent"
 OP_EXECUTE_TOOL = "execute_tool"
 OP_INVOKE_WORKFLOW = "invoke_workflow"
 OP_RETRIEVAL = "retrieval"
+#: a handoff between agents (OpenLLMetry's OpenAI Agents instrumentation)
+OP_AGENT_HANDOFF = "agent_handoff"
 MODEL_OPERATIONS = frozenset({"chat", "text_completion", "generate_content", "embeddings"})

@@ -3,7 +3,8 @@
 The span's role comes from ``gen_ai.operation.name``; without it, from the span name's first word when
 that is an operation name (``"execute_tool get_weather"``), or from a ``gen_ai.tool.name`` /
 ``gen_ai.request.model`` key. ``create_agent`` spans create an agent without running it: they are
-classified as ``other``, not as invocations.
+classified as ``other``, not as invocations. ``agent_handoff`` spans (OpenLLMetry's OpenAI Agents
+instrumentation) are handoffs, from ``gen_ai.handoff.from_agent`` to ``gen_ai.handoff.to_agent``.
 
 MCP (mcp 2.x traces itself with these conventions): a server's ``tools/call <tool>`` SERVER span is a
 tool execution (``gen_ai.operation.name = execute_tool``), one with the calling agent's tool span when
@@ -21,6 +22,7 @@ from typing import Any
 from .._model.span import Span
 from . import _keys as k
 from ._base import NotRecorded, Operation, as_int, as_str, as_str_tuple, error_info, maybe_json
+from ._handoffs import handoff_span
 from ._messages import final_text, requested_tool_calls, user_text
 from ._traceloop_payloads import flat_messages
 
@@ -196,6 +198,10 @@ def classify(span: Span) -> Operation | None:
             failed=failed,
             error=error,
         )
+    if op == k.OP_AGENT_HANDOFF:
+        to = as_str(attrs.get("gen_ai.handoff.to_agent"))
+        source = as_str(attrs.get("gen_ai.handoff.from_agent"))
+        return handoff_span(NAME, source, None if to == "unknown" else to, failed, error)
     if op == k.OP_INVOKE_WORKFLOW:
         return Operation(
             kind="workflow",
