@@ -178,3 +178,19 @@ def test_agent_handoff_span_is_a_handoff() -> None:
     assert [t.name for t in trace.tool_executions] == ["multiply_numbers"]
     assert trace.tool_executions[0].arguments == {"a": 42, "b": 7}
     assert [(c.input_tokens, c.output_tokens) for c in trace.model_calls] == [(148, 47), (257, 19), (287, 36)]
+
+
+# -- LiteLLM: the tool call only as ``gen_ai.completion.0.function_call.*`` -----------------------------
+
+
+def test_litellm_function_call_beside_empty_output_messages() -> None:
+    # gen_ai.output.messages holds one assistant message with no parts; the call is in
+    # gen_ai.completion.0.function_call.name/arguments
+    trace = load(PEERS / "Grace__genai-interlingua" / "testdata__litellm__in.json")
+    [call] = trace.model_calls
+    assert call.finish_reasons == ("tool_calls",)
+    assert (call.input_tokens, call.output_tokens, call.total_tokens) == (412, 27, 439)
+    [request] = call.requested_tools
+    assert request.name == "lookup_order"
+    assert request.arguments == {"order_id": "A-1187"}
+    assert not trace.tool_executions  # LiteLLM records the request only

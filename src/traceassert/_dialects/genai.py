@@ -96,6 +96,9 @@ def _failed(span: Span) -> bool | None:
     return False
 
 
+_FLAT_CALL = f"{k.COMPLETION}.0.function_call.name"
+
+
 def model_fields(span: Span, op: str, dialect: str = NAME) -> Operation:
     """A model call from the ``gen_ai.*`` keys of ``span`` (shared by dialects that build on GenAI)."""
     attrs = span.attributes
@@ -107,6 +110,14 @@ def model_fields(span: Span, op: str, dialect: str = NAME) -> Operation:
     output_messages = (
         maybe_json(output_messages) if output_messages is not None else flat_messages(attrs, k.COMPLETION)
     )
+    requested = requested_tool_calls(output_messages)
+    if not requested and _FLAT_CALL in attrs:
+        # LiteLLM: the tool call only as gen_ai.completion.0.function_call.*, beside output messages
+        # whose parts are empty
+        requested = requested_tool_calls(flat_messages(attrs, k.COMPLETION))
+    finish = attrs.get(k.RESPONSE_FINISH_REASONS)
+    if finish is None:
+        finish = attrs.get(k.RESPONSE_FINISH_REASON)
     stream = attrs.get(k.REQUEST_STREAM)
     if stream is None:
         stream = attrs.get("gen_ai.is_streaming")
@@ -120,11 +131,11 @@ def model_fields(span: Span, op: str, dialect: str = NAME) -> Operation:
         input_tokens=inp,
         output_tokens=out,
         total_tokens=total,
-        finish_reasons=as_str_tuple(attrs.get(k.RESPONSE_FINISH_REASONS)),
+        finish_reasons=as_str_tuple(finish),
         streamed=bool(stream) if isinstance(stream, bool | int) else None,
         input=user_text(attrs.get(k.INPUT_MESSAGES, attrs.get(k.PROMPT))),
         output=final_text(output_messages),
-        requested_tools=requested_tool_calls(output_messages),
+        requested_tools=requested,
         failed=failed,
         error=error_info(span) if failed else None,
     )
