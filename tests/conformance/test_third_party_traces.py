@@ -194,3 +194,23 @@ def test_litellm_function_call_beside_empty_output_messages() -> None:
     assert request.name == "lookup_order"
     assert request.arguments == {"order_id": "A-1187"}
     assert not trace.tool_executions  # LiteLLM records the request only
+
+
+# -- Braintrust's OTel attributes ----------------------------------------------------------------------
+
+
+def test_braintrust_llm_span_is_a_model_call() -> None:
+    # braintrust.span_attributes {"type": "llm"}, usage in braintrust.metrics, the assistant message with
+    # its tool call in braintrust.output_json; the "grade" span ({"type": "score"}) is other work
+    trace = load(CORPUS3 / "Grace__genai-interlingua" / "testdata__braintrust__in.json")
+    [call] = trace.model_calls
+    assert call.model == "gpt-4o-mini-2024-07-18"
+    assert (call.input_tokens, call.output_tokens, call.total_tokens) == (412, 27, 439)
+    [request] = call.requested_tools
+    assert (request.name, request.arguments) == ("lookup_order", {"order_id": "A-1187"})
+    op = trace.operation(call.span)
+    assert op is not None and op.input == "Where is order A-1187?"
+    grade = next(s for s in trace.spans if s.name == "grade")
+    grade_op = trace.operation(grade)
+    assert grade_op is not None and grade_op.kind == "other"
+    assert not trace.unclassified

@@ -26,7 +26,7 @@ from collections.abc import Callable, Sequence
 from types import ModuleType
 
 from .._model.span import Span
-from . import adk, genai, monocle, openinference, pydantic_ai, strands, traceloop, vercel_ai
+from . import adk, braintrust, genai, monocle, openinference, pydantic_ai, strands, traceloop, vercel_ai
 from ._base import Operation, ToolCallRequest
 from ._workflow_roots import workflow_roots
 
@@ -44,6 +44,7 @@ DIALECTS: tuple[ModuleType, ...] = (
     adk,
     strands,
     vercel_ai,
+    braintrust,
     genai,
 )
 
