@@ -214,3 +214,25 @@ def test_braintrust_llm_span_is_a_model_call() -> None:
     grade_op = trace.operation(grade)
     assert grade_op is not None and grade_op.kind == "other"
     assert not trace.unclassified
+
+
+# -- tool definitions name positional arguments ----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("path", "tool", "params"),
+    [
+        # gen_ai.tool.definitions
+        (STRANDS / "pydantic_ai_live_spans.json", "get_weather", ("city",)),
+        # llm.tools.<i>.tool.json_schema
+        (STRANDS / "openai_agents_openinference_live_spans.json", "multiply_numbers", ("a", "b")),
+        # llm.request.functions.<i>.name / .parameters
+        (PEERS / "Grace__genai-interlingua" / "testdata__litellm__in.json", "lookup_order", ("order_id",)),
+    ],
+)
+def test_recorded_tool_definitions_give_parameter_names(
+    path: Path, tool: str, params: tuple[str, ...]
+) -> None:
+    from traceassert._reconstruct.definitions import tool_parameters
+
+    assert tool_parameters(load(path).spans)[tool] == params

@@ -44,3 +44,40 @@ def test_an_empty_message_list_is_no_input() -> None:
     [call] = trace.model_calls
     op = trace.operation(call.span)
     assert op is not None and op.input is None
+
+
+def test_positional_arguments_take_the_names_of_the_tools_definition() -> None:
+    b = SpanBuilder()
+    agent = b.agent("planner")
+    definitions = (
+        '[{"type": "function", "name": "book_flight", "parameters": {"type": "object", "properties": '
+        '{"origin": {"type": "string"}, "destination": {"type": "string"}}}}, {"type": "function", '
+        '"name": "final_answer", "parameters": {"properties": {"answer": {}}}}]'
+    )
+    b.chat(agent, **{"gen_ai.tool.definitions": definitions})
+    b.tool("book_flight", agent, args='["SFO", "BOM"]')
+    b.tool("final_answer", agent, args='"done"')
+    b.tool("unknown_tool", agent, args='"x"')
+    tools = b.trace().tool_executions
+    assert [t.arguments for t in tools] == [
+        {"origin": "SFO", "destination": "BOM"},
+        {"answer": "done"},
+        {"input": "x"},  # no definition: the value stays under ``input``
+    ]
+
+
+def test_a_mapping_or_too_many_values_keep_their_shape() -> None:
+    b = SpanBuilder()
+    agent = b.agent("planner")
+    b.chat(
+        agent,
+        **{
+            "llm.request.functions.0.name": "add",
+            "llm.request.functions.0.parameters": '{"properties": {"a": {}, "b": {}}}',
+        },
+    )
+    b.tool("add", agent, args='{"input": 1}')
+    b.tool("add", agent, args="[1, 2, 3]")
+    b.tool("add", agent, args="[1, 2]")
+    tools = b.trace().tool_executions
+    assert [t.arguments for t in tools] == [{"input": 1}, {"input": [1, 2, 3]}, {"a": 1, "b": 2}]

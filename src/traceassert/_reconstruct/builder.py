@@ -24,6 +24,7 @@ from .._model.records import AgentInvocation, Handoff, ModelCall, Retrieval, Too
 from .._model.span import Span
 from .._model.tree import SpanTree
 from .arguments import parse_arguments
+from .definitions import name_positional
 from .finish import Tokens, call_tokens, finish_model, finish_tool, first, is_cancellation
 from .handoffs import (
     AgentIndex,
@@ -136,6 +137,7 @@ class Builder:
         promote_transfer_tools(self, index)
         for build in self._builds_in_order():
             self.finish_agent(build, index)
+        name_positional(self.tools, spans)  # positional arguments named after the tool's definition
         self.handoffs = [h for b in self.builds.values() for h in b.handoffs]
         self.handoffs.sort(key=_start)
         link_handoffs(self.handoffs, index)
