@@ -236,3 +236,37 @@ def test_recorded_tool_definitions_give_parameter_names(
     from traceassert._reconstruct.definitions import tool_parameters
 
     assert tool_parameters(load(path).spans)[tool] == params
+
+
+# -- tokens recorded only on an agent span ----------------------------------------------------------------
+
+
+def test_agent_span_tokens_count_when_no_model_call_records_usage() -> None:
+    # the Claude Agent SDK's instrumentation records no LLM spans; the ClaudeAgentSDK.query AGENT span has
+    # llm.token_count.prompt 132, completion 850, total 982
+    trace = load(STRANDS / "claude_live_spans.json")
+    assert not trace.model_calls
+    [agent] = trace.agents
+    assert (agent.name, agent.input_tokens, agent.output_tokens, agent.total_tokens) == (
+        "ClaudeAgentSDK.query",
+        132,
+        850,
+        982,
+    )
+    assert trace.token_total() == (982, 1)
+    totals = trace.summary()["totals"]
+    assert (totals["input_tokens"], totals["output_tokens"], totals["total_tokens"]) == (132, 850, 982)
+    assert trace.render().splitlines()[0].endswith(", 982 tokens")
+    ta.TraceAsserter(trace).under_token_limit(982)
+    with pytest.raises(ta.TraceAssertionError, match="used 982"):
+        ta.TraceAsserter(trace).under_token_limit(981)
+
+
+def test_agent_span_tokens_are_not_added_to_the_model_calls() -> None:
+    # smolagents: CodeAgent.run records 6256/163/6419, the sum of its two LiteLLMModel.generate calls
+    # (2366+52 and 3890+111): counted once
+    trace = load(STRANDS / "smolagents_live_spans.json")
+    assert [(c.input_tokens, c.output_tokens) for c in trace.model_calls] == [(2366, 52), (3890, 111)]
+    assert trace.token_total() == (6419, 2)
+    assert trace.summary()["totals"]["total_tokens"] == 6419
+    assert trace.agents[0].total_tokens == 6419

@@ -81,3 +81,25 @@ def test_a_mapping_or_too_many_values_keep_their_shape() -> None:
     b.tool("add", agent, args="[1, 2]")
     tools = b.trace().tool_executions
     assert [t.arguments for t in tools] == [{"input": 1}, {"input": [1, 2, 3]}, {"a": 1, "b": 2}]
+
+
+def test_agent_span_tokens_count_once_for_the_outermost_agent() -> None:
+    b = SpanBuilder()
+    outer = b.agent("outer", **{"gen_ai.usage.input_tokens": 30, "gen_ai.usage.output_tokens": 10})
+    inner = b.agent("inner", outer, **{"gen_ai.usage.input_tokens": 20, "gen_ai.usage.output_tokens": 5})
+    b.chat(inner, inp=None, out=None)
+    trace = b.trace()
+    assert trace.token_total() == (40, 1)  # the outer span's usage holds the inner one's
+    assert trace.summary()["totals"]["total_tokens"] == 40
+
+
+def test_agent_span_tokens_beside_model_calls_with_usage() -> None:
+    b = SpanBuilder()
+    outer = b.agent("outer", **{"gen_ai.usage.input_tokens": 300, "gen_ai.usage.output_tokens": 100})
+    b.chat(outer, inp=10, out=5)
+    silent = b.agent("silent", outer, **{"gen_ai.usage.input_tokens": 7, "gen_ai.usage.output_tokens": 3})
+    b.chat(silent, inp=None, out=None)
+    trace = b.trace()
+    # outer's calls record usage, so its span's 400 is not counted; silent's calls record none: its 10 is
+    assert trace.token_total() == (25, 2)
+    assert trace.summary()["totals"]["input_tokens"] == 17

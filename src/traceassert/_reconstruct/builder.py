@@ -25,7 +25,7 @@ from .._model.span import Span
 from .._model.tree import SpanTree
 from .arguments import parse_arguments
 from .definitions import name_positional
-from .finish import Tokens, call_tokens, finish_model, finish_tool, first, is_cancellation
+from .finish import Tokens, agent_tokens, call_tokens, finish_model, finish_tool, first, is_cancellation
 from .handoffs import (
     AgentIndex,
     dedupe_handoffs,
@@ -61,6 +61,9 @@ class Reconstruction:
     tool_requests: tuple[ToolRequest, ...] = ()
     #: ids of the spans that record a count that is not a finite number (read as not recorded)
     non_finite: frozenset[int] = frozenset()
+    #: the invocations whose tokens only their agent span records (no model call under them records
+    #: usage), outermost only: the trace's totals add them to the model calls' (see ``agent_tokens``)
+    agent_tokens: tuple[AgentInvocation, ...] = ()
 
 
 @dataclass(slots=True)
@@ -102,6 +105,8 @@ class Builder:
         self.non_finite: frozenset[int] = frozenset()
         #: the model-call token usage of each finished invocation (see ``call_tokens``)
         self.tokens_done: dict[int, Tokens] = {}
+        #: ids of the invocations whose tokens come from their agent span alone
+        self.span_tokens: set[int] = set()
 
     # -- the walk ------------------------------------------------------------------------------------
 
@@ -162,6 +167,7 @@ class Builder:
             handoffs=tuple(self.handoffs),
             tool_requests=tuple(self.requests),
             non_finite=self.non_finite,
+            agent_tokens=agent_tokens(self.top, self.span_tokens),
         )
 
     def _builds_in_order(self) -> list[AgentBuild]:
@@ -352,6 +358,8 @@ class Builder:
             inv.input_tokens = first(op.input_tokens for op in ops)
             inv.output_tokens = first(op.output_tokens for op in ops)
             inv.total_tokens = first(op.total_tokens for op in ops)
+            if inv.total_tokens is not None:
+                self.span_tokens.add(id(inv))
 
 
 def _group_by_name(tools: list[ToolExecution]) -> dict[str, list[ToolExecution]]:
