@@ -183,14 +183,16 @@ def _counts(trace: Trace) -> str:
     tools = trace.tool_executions
     failed = sum(1 for t in tools if t.failed)
     calls = trace.model_calls
-    used, counted = trace.token_total()
+    tokens = [c.total_tokens for c in calls if c.total_tokens is not None]
+    # with the usage only an agent span records (no model call of that agent records any)
+    tokens.extend(a.total_tokens for a in trace.reconstruction.agent_tokens if a.total_tokens is not None)
 
     head = (
         f"trace: {len(trace.spans)} spans, {len(trace.all_agents())} agent invocation(s), "
         f"{len(tools)} tool execution(s) ({failed} failed), {len(calls)} model call(s)"
     )
-    if counted:
-        head += f", {used} tokens"
+    if tokens:
+        head += f", {sum(tokens)} tokens"
     if trace.handoffs:
         head += f", {len(trace.handoffs)} handoff(s)"
     if trace.unexecuted_tool_requests:

@@ -108,14 +108,10 @@ class Trace(SpanTree):
         return self._conversations
 
     def token_total(self) -> tuple[int, int]:
-        """(tokens used by every model call that records usage, how many records do): each logical
-        call once, and the usage an agent span alone records (no model call of that agent records
-        any) once per such agent. Computed once."""
+        """(tokens used by every model call that records usage, how many calls do): each logical call
+        once. Computed once."""
         if self._token_total is None:
             counted = [c.total_tokens for c in self.model_calls if c.total_tokens is not None]
-            counted.extend(
-                a.total_tokens for a in self.reconstruction.agent_tokens if a.total_tokens is not None
-            )
             self._token_total = (sum(counted), len(counted))
         return self._token_total
 

@@ -62,7 +62,7 @@ class Reconstruction:
     #: ids of the spans that record a count that is not a finite number (read as not recorded)
     non_finite: frozenset[int] = frozenset()
     #: the invocations whose tokens only their agent span records (no model call under them records
-    #: usage), outermost only: the trace's totals add them to the model calls' (see ``agent_tokens``)
+    #: usage), outermost only: summary() and render() add them to the model calls' (``agent_tokens``)
     agent_tokens: tuple[AgentInvocation, ...] = ()
 
 
