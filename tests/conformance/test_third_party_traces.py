@@ -53,6 +53,34 @@ def test_any_agent_dump_keeps_ids_and_parents() -> None:
     assert len(trace.spans) == 6
 
 
+def test_any_agent_own_instrumentation_is_read() -> None:
+    # any-agent 1.x: call_llm spans (gen_ai.output: the requested calls as [{"tool.name", "tool.args"}]),
+    # execute_tool spans with gen_ai.tool.args and gen_ai.output
+    trace = load(ANY_AGENT / "native__OPENAI_trace.json")
+    [agent] = trace.agents
+    assert agent.name == "any_agent"
+    calls = trace.model_calls
+    assert [(c.operation, c.model) for c in calls] == [("call_llm", "mistral/mistral-small-latest")] * 3
+    assert [(c.input_tokens, c.output_tokens) for c in calls] == [(269, 16), (359, 14), (392, 46)]
+    assert [[(r.name, r.arguments) for r in c.requested_tools] for c in calls] == [
+        [("get_current_time", {"timezone": "America/New_York"})],
+        [("write_file", {"text": "2025"})],
+        [],
+    ]
+    tools = trace.tool_executions
+    assert [(t.name, t.arguments, t.failed) for t in tools] == [
+        ("get_current_time", {"timezone": "America/New_York"}, False),
+        ("write_file", {"text": "2025"}, False),
+    ]
+    assert tools[0].result == {
+        "timezone": "America/New_York",
+        "datetime": "2025-09-16T08:43:13-04:00",
+        "is_dst": True,
+    }
+    assert not trace.unexecuted_tool_requests
+    assert trace.token_total() == (1096, 3)
+
+
 @pytest.mark.parametrize("framework", ["LANGCHAIN", "LLAMA_INDEX", "OPENAI", "SMOLAGENTS"])
 def test_any_agent_openinference_dumps(framework: str) -> None:
     trace = load(ANY_AGENT / f"openinference__{framework}_trace.json")
@@ -253,13 +281,13 @@ def test_agent_span_tokens_count_when_no_model_call_records_usage() -> None:
         850,
         982,
     )
-    assert trace.token_total() == (982, 1)
     totals = trace.summary()["totals"]
     assert (totals["input_tokens"], totals["output_tokens"], totals["total_tokens"]) == (132, 850, 982)
     assert trace.render().splitlines()[0].endswith(", 982 tokens")
-    ta.TraceAsserter(trace).under_token_limit(982)
-    with pytest.raises(ta.TraceAssertionError, match="used 982"):
-        ta.TraceAsserter(trace).under_token_limit(981)
+    # the token budget reads model calls, and this trace records none: it cannot tell, never passes
+    assert trace.token_total() == (0, 0)
+    with pytest.raises(ta.TraceAssertionError, match="no token usage"):
+        ta.TraceAsserter(trace).under_token_limit(1000)
 
 
 def test_agent_span_tokens_are_not_added_to_the_model_calls() -> None:
@@ -269,4 +297,5 @@ def test_agent_span_tokens_are_not_added_to_the_model_calls() -> None:
     assert [(c.input_tokens, c.output_tokens) for c in trace.model_calls] == [(2366, 52), (3890, 111)]
     assert trace.token_total() == (6419, 2)
     assert trace.summary()["totals"]["total_tokens"] == 6419
+    assert trace.render().splitlines()[0].endswith(", 6419 tokens")
     assert trace.agents[0].total_tokens == 6419

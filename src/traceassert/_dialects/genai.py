@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .._model.span import Span
+from . import _any_agent as aa
 from . import _keys as k
 from ._base import NotRecorded, Operation, as_int, as_str, as_str_tuple, error_info, maybe_json
 from ._handoffs import handoff_span
@@ -111,6 +112,9 @@ def model_fields(span: Span, op: str, dialect: str = NAME) -> Operation:
         maybe_json(output_messages) if output_messages is not None else flat_messages(attrs, k.COMPLETION)
     )
     requested = requested_tool_calls(output_messages)
+    text = final_text(output_messages)
+    if output_messages is None and aa.OUTPUT in attrs:  # any-agent: gen_ai.output
+        text, requested = aa.model_output(attrs)
     if not requested and _FLAT_CALL in attrs:
         # LiteLLM: the tool call only as gen_ai.completion.0.function_call.*, beside output messages
         # whose parts are empty
@@ -134,7 +138,7 @@ def model_fields(span: Span, op: str, dialect: str = NAME) -> Operation:
         finish_reasons=as_str_tuple(finish),
         streamed=bool(stream) if isinstance(stream, bool | int) else None,
         input=user_text(attrs.get(k.INPUT_MESSAGES, attrs.get(k.PROMPT))),
-        output=final_text(output_messages),
+        output=text,
         requested_tools=requested,
         failed=failed,
         error=error_info(span) if failed else None,
@@ -182,20 +186,24 @@ def classify(span: Span) -> Operation | None:
             error=error,
         )
     if op == k.OP_EXECUTE_TOOL:
-        arguments = _tool_arguments(attrs.get(k.TOOL_CALL_ARGUMENTS))
+        raw_args = attrs.get(k.TOOL_CALL_ARGUMENTS)
+        result = attrs.get(k.TOOL_CALL_RESULT)
+        if raw_args is None and result is None:  # any-agent's own keys
+            raw_args, result = attrs.get(aa.TOOL_ARGS), attrs.get(aa.OUTPUT)
+        arguments = _tool_arguments(raw_args)
         return Operation(
             kind="tool",
             dialect=NAME,
             name=as_str(attrs.get(k.TOOL_NAME)) or _name_after_op(span, op) or span.name,
             call_id=as_str(attrs.get(k.TOOL_CALL_ID)),
             arguments=arguments,
-            result=maybe_json(attrs.get(k.TOOL_CALL_RESULT)),
+            result=maybe_json(result),
             input=arguments,
-            output=attrs.get(k.TOOL_CALL_RESULT),
+            output=result,
             failed=failed,
             error=error,
         )
-    if op in k.MODEL_OPERATIONS:
+    if op in k.MODEL_OPERATIONS or op == aa.MODEL_OPERATION:
         return model_fields(span, op)
     if op == k.OP_RETRIEVAL:
         docs = maybe_json(attrs.get(k.RETRIEVAL_DOCUMENTS))
