@@ -299,3 +299,49 @@ def test_agent_span_tokens_are_not_added_to_the_model_calls() -> None:
     assert trace.summary()["totals"]["total_tokens"] == 6419
     assert trace.render().splitlines()[0].endswith(", 6419 tokens")
     assert trace.agents[0].total_tokens == 6419
+
+
+# -- files that are not traces -------------------------------------------------------------------------
+
+_NOT_TRACES = [
+    "traces/apptrace/src/monocle_apptrace/instrumentation/metamodel/claude_cli/hooks.json",
+    "traces/apptrace/src/monocle_apptrace/instrumentation/metamodel/codex_cli/hooks.json",
+    "traces/apptrace/src/monocle_apptrace/instrumentation/metamodel/github_copilot/hooks.json",
+    "traces/apptrace/tests/common/entities.json",
+    "traces/apptrace/tests/integration/finish_types.json",
+    "traces/apptrace/tests/integration/monocle_scopes.json",
+    "traces/apptrace/tests/unit/monocle_scopes.json",
+    "traces/examples/sample_custom_span_output.json",
+    "traces/test_tools/tests/integration/custom_templates/user_input_validity.json",
+    "traces/test_tools/tests/unit/fixtures/eval_query_response.json",
+    "traces/test_tools/tests/unit/fixtures/eval_templates_response.json",
+]
+
+
+@pytest.mark.parametrize("name", _NOT_TRACES)
+def test_a_file_that_is_not_a_trace_is_refused_clearly(name: str) -> None:
+    path = ROOT / "monocle" / name
+    with pytest.raises(ta.TraceLoadError, match="not a trace format this library reads: found ") as info:
+        load(path)
+    assert info.value.path == str(path)
+    assert info.value.formats_tried
+
+
+def test_a_span_template_is_refused_with_the_value_it_cannot_read() -> None:
+    # Monocle's span_example.json documents the span shape with placeholder values ("timestamp")
+    with pytest.raises(ta.TraceLoadError, match="not an ISO 8601 timestamp: 'timestamp'"):
+        load(ROOT / "monocle" / "traces" / "_history" / "span_example.json")
+
+
+def test_every_file_loads_or_is_refused_and_what_loads_renders() -> None:
+    loaded = refused = 0
+    for path in sorted(ROOT.rglob("*.json")):
+        try:
+            trace = load(path)
+        except ta.TraceLoadError:
+            refused += 1
+            continue
+        assert trace.render()
+        assert trace.summary()["totals"] is not None
+        loaded += 1
+    assert loaded >= 100 and refused <= 14
