@@ -345,3 +345,35 @@ def test_every_file_loads_or_is_refused_and_what_loads_renders() -> None:
         assert trace.summary()["totals"] is not None
         loaded += 1
     assert loaded >= 100 and refused <= 14
+
+
+# -- facts checked by hand on files that already loaded (regressions) -----------------------------------
+
+
+def test_monocle_crewai_single_agent() -> None:
+    trace = load(MONOCLE / "apptrace" / "tests" / "integration" / "test_crewai_single_agent.json")
+    [agent] = trace.agents
+    assert agent.name == "Hotel Booking Agent"
+    [tool] = agent.tool_executions
+    assert (tool.name, tool.arguments, tool.failed) == (
+        "book_hotel",
+        {"hotel_name": "Marriott", "city": "New York", "nights": 2},
+        False,
+    )
+    assert [(c.model, c.input_tokens, c.output_tokens) for c in trace.model_calls] == [
+        ("gpt-4.1", 314, 49),
+        ("gpt-4.1", 391, 34),
+    ]
+    assert trace.token_total() == (788, 2)
+
+
+def test_kagent_helm_jaeger_export() -> None:
+    # ADK's call_llm spans wrap OpenLLMetry's openai.chat spans: one logical call each
+    trace = load(PEERS / "agentevals-dev__agentevals" / "samples__helm.json")
+    [agent] = trace.agents
+    assert agent.name == "helm_agent"
+    assert [(t.name, t.arguments, t.failed) for t in trace.tool_executions] == [
+        ("helm_list_releases", {}, False)
+    ]
+    assert [(c.input_tokens, c.output_tokens) for c in trace.model_calls] == [(1820, 13), (1956, 117)]
+    assert trace.token_total() == (3906, 2)
