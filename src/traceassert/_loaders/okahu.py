@@ -12,7 +12,9 @@ AWS ADOT/CloudWatch session exports (``{"session_id", "span_count", "spans": [..
 ``parent_span_id``, integer nanosecond times, a ``scope`` object and ``span_events`` (``event_name``),
 and the lowerCamelCase form (``traceId``, ``spanId``, ``parentSpanId``, ``startTimeUnixNano``).
 Ids that are names, not hex (hand-written fixtures: ``"live-trace-1"``), each stand for one id
-(`named_id`, said in a warning).
+(`named_id`, said in a warning). A CloudWatch export of ADOT's *log* records writes each as a
+zero-length "span" whose span events carry a ``body``: those are not spans, and are left out like the
+OTLP logs of other files (a file of nothing else is an error that says so).
 """
 
 from __future__ import annotations
@@ -83,6 +85,24 @@ def _scope(value: Any) -> tuple[str | None, str | None]:
     return name, version or None
 
 
+#: what `_is_log_record` records are called in the file's warning or error
+ADOT_LOG_RECORDS = "log records (an ADOT/CloudWatch export of event bodies)"
+
+
+def _is_log_record(value: dict[str, Any]) -> bool:
+    """A log record that a CloudWatch export wrote as a span: zero length, an ``event.name``
+    attribute, and span events that each carry a ``body`` (the record's content)."""
+    events = value.get("span_events")
+    if events.__class__ is not list or not events:
+        return False
+    attrs = value.get("attributes")
+    if attrs.__class__ is not dict or "event.name" not in attrs:
+        return False
+    if value.get("start_time") != value.get("end_time"):
+        return False
+    return all(ev.__class__ is dict and "body" in ev for ev in events)
+
+
 def _first(value: dict[str, Any], *keys: str) -> Any:
     for key in keys:
         found = value.get(key)
@@ -120,6 +140,9 @@ def convert(key: str | None, where: str, value: Any, ctx: Context) -> None:
         raise TypeError(f"expected a span object, got {type(value).__name__}")
     if TRUNCATED in value:
         ctx.dropped += 1
+        return
+    if _is_log_record(value):
+        ctx.other_signals.add(ADOT_LOG_RECORDS)
         return
     keys = ctx.keys
     name = value.get("span_name")
