@@ -199,6 +199,8 @@ def _counts(trace: Trace) -> str:
     failed = sum(1 for t in tools if t.failed)
     calls = trace.model_calls
     tokens = [c.total_tokens for c in calls if c.total_tokens is not None]
+    # with the usage only an agent span records (no model call of that agent records any)
+    tokens.extend(a.total_tokens for a in trace.reconstruction.agent_tokens if a.total_tokens is not None)
 
     head = (
         f"trace: {len(trace.spans)} spans, {agents} agent invocation(s), "

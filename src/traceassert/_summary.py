@@ -100,7 +100,9 @@ def _summarize(trace: Trace, redact: bool) -> dict[str, Any]:
     tools = trace.tool_executions
 
     def total(attr: str) -> int | None:
-        vals = [getattr(c, attr) for c in calls if getattr(c, attr) is not None]
+        # the model calls' usage, and the usage only an agent span records (once per such agent)
+        records = (*calls, *trace.reconstruction.agent_tokens)
+        vals = [getattr(c, attr) for c in records if getattr(c, attr) is not None]
         return sum(vals) if vals else None
 
     return {

@@ -26,8 +26,9 @@ from collections.abc import Callable, Sequence
 from types import ModuleType
 
 from .._model.span import Span
-from . import adk, genai, monocle, openinference, pydantic_ai, strands, traceloop, vercel_ai
+from . import adk, braintrust, genai, monocle, openinference, pydantic_ai, strands, traceloop, vercel_ai
 from ._base import Operation, ToolCallRequest
+from ._workflow_roots import workflow_roots
 
 __all__ = [
     "DIALECTS",
@@ -51,6 +52,7 @@ DIALECTS: tuple[ModuleType, ...] = (
     adk,
     strands,
     vercel_ai,
+    braintrust,
     genai,
 )
 
@@ -171,14 +173,17 @@ def scope_hints(spans: Sequence[Span]) -> dict[int, str]:
 
 def classify_spans(spans: Sequence[Span]) -> list[Operation | None]:
     """The operation of each span (as `classify`), spans without a scope read with the scope their
-    producer writes where `scope_hints` tells it."""
+    producer writes where `scope_hints` tells it; the OpenAI Agents SDK's trace span is a workflow
+    (`workflow_roots`)."""
     hints = scope_hints(spans)
     if not hints:
-        return [classify(span) for span in spans]
-    out: list[Operation | None] = []
-    for span in spans:
-        scope = hints.get(id(span))
-        out.append(classify(span if scope is None else _with_scope(span, scope)))
+        out = [classify(span) for span in spans]
+    else:
+        out = []
+        for span in spans:
+            scope = hints.get(id(span))
+            out.append(classify(span if scope is None else _with_scope(span, scope)))
+    workflow_roots(spans, out)
     return out
 
 

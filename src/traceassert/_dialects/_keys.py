@@ -55,6 +55,8 @@ USAGE_PROMPT_TOKENS = _key(_g, "GEN_AI_USAGE_PROMPT_TOKENS", "gen_ai.usage.promp
 USAGE_COMPLETION_TOKENS = _key(_g, "GEN_AI_USAGE_COMPLETION_TOKENS", "gen_ai.usage.completion_tokens")
 USAGE_TOTAL_TOKENS = "gen_ai.usage.total_tokens"
 RESPONSE_FINISH_REASONS = _key(_g, "GEN_AI_RESPONSE_FINISH_REASONS", "gen_ai.response.finish_reasons")
+#: the singular form some producers write (OpenLLMetry's semconv_ai names it, for one choice)
+RESPONSE_FINISH_REASON = "gen_ai.response.finish_reason"
 CONVERSATION_ID = _key(_g, "GEN_AI_CONVERSATION_ID", "gen_ai.conversation.id")
 INPUT_MESSAGES = _key(_g, "GEN_AI_INPUT_MESSAGES", "gen_ai.input.messages")
 OUTPUT_MESSAGES = _key(_g, "GEN_AI_OUTPUT_MESSAGES", "gen_ai.output.messages")
@@ -73,4 +75,6 @@ OP_CREATE_AGENT = "create_agent"
 OP_EXECUTE_TOOL = "execute_tool"
 OP_INVOKE_WORKFLOW = "invoke_workflow"
 OP_RETRIEVAL = "retrieval"
+#: a handoff between agents (OpenLLMetry's OpenAI Agents instrumentation)
+OP_AGENT_HANDOFF = "agent_handoff"
 MODEL_OPERATIONS = frozenset({"chat", "text_completion", "generate_content", "embeddings"})

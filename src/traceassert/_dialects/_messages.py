@@ -95,12 +95,15 @@ def final_text(value: Any) -> Any:
 
 
 def user_text(value: Any) -> Any:
-    """The text of the user messages in ``value`` when it holds messages; else ``value``."""
+    """The text of the user messages in ``value`` when it holds messages; else ``value``. An empty
+    list of messages (``'[]'``) is no input: None."""
     if value is None:
         return None
     messages = message_list(value)
     if messages is None:
         return value
+    if not messages:
+        return None
     texts = texts_by_role(messages, ("user", "human"))
     if texts:
         return "\n".join(texts)

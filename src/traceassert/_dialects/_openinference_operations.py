@@ -186,6 +186,9 @@ def agent_operation(span: Span, name: str | None = None) -> Operation:
     """``span`` as an agent invocation (named ``name``, else ``agent.name``, else the span name)."""
     attrs = span.attributes
     failed = span_failed(span)
+    # usage on the agent span (the Claude Agent SDK's, smolagents' run): counted only where no model
+    # call of the agent records usage
+    inp, out, total = _tokens(attrs)
 
     return Operation(
         kind="agent",
@@ -194,6 +197,9 @@ def agent_operation(span: Span, name: str | None = None) -> Operation:
         input=_agent_input(attrs),
         output=_agent_output(attrs),
         conversation_id=as_str(attrs.get(SESSION_ID)),
+        input_tokens=inp,
+        output_tokens=out,
+        total_tokens=total,
         failed=failed,
         error=span_error(span) if failed else None,
     )

@@ -3,7 +3,8 @@
 The span's role comes from ``gen_ai.operation.name``; without it, from the span name's first word when
 that is an operation name (``"execute_tool get_weather"``), or from a ``gen_ai.tool.name`` /
 ``gen_ai.request.model`` key. ``create_agent`` spans create an agent without running it: they are
-classified as ``other``, not as invocations.
+classified as ``other``, not as invocations. ``agent_handoff`` spans (OpenLLMetry's OpenAI Agents
+instrumentation) are handoffs, from ``gen_ai.handoff.from_agent`` to ``gen_ai.handoff.to_agent``.
 
 MCP (mcp 2.x traces itself with these conventions): a server's ``tools/call <tool>`` SERVER span is a
 tool execution (``gen_ai.operation.name = execute_tool``), one with the calling agent's tool span when
@@ -19,9 +20,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from .._model.span import Span
+from . import _any_agent as aa
 from . import _keys as k
 from ._base import NotRecorded, Operation, as_int, as_str, as_str_tuple, error_info, maybe_json
 from ._genai_events import with_event_content
+from ._handoffs import handoff_span
 from ._messages import final_text, requested_tool_calls, user_text
 from ._traceloop_payloads import flat_messages
 
@@ -101,6 +104,9 @@ def _failed(span: Span) -> bool | None:
     return False
 
 
+_FLAT_CALL = f"{k.COMPLETION}.0.function_call.name"
+
+
 def model_fields(span: Span, op: str, dialect: str = NAME) -> Operation:
     """A model call from the ``gen_ai.*`` keys of ``span`` (shared by dialects that build on GenAI)."""
     attrs = span.attributes
@@ -112,6 +118,17 @@ def model_fields(span: Span, op: str, dialect: str = NAME) -> Operation:
     output_messages = (
         maybe_json(output_messages) if output_messages is not None else flat_messages(attrs, k.COMPLETION)
     )
+    requested = requested_tool_calls(output_messages)
+    text = final_text(output_messages)
+    if output_messages is None and aa.OUTPUT in attrs:  # any-agent: gen_ai.output
+        text, requested = aa.model_output(attrs)
+    if not requested and _FLAT_CALL in attrs:
+        # LiteLLM: the tool call only as gen_ai.completion.0.function_call.*, beside output messages
+        # whose parts are empty
+        requested = requested_tool_calls(flat_messages(attrs, k.COMPLETION))
+    finish = attrs.get(k.RESPONSE_FINISH_REASONS)
+    if finish is None:
+        finish = attrs.get(k.RESPONSE_FINISH_REASON)
     stream = attrs.get(k.REQUEST_STREAM)
     if stream is None:
         stream = attrs.get("gen_ai.is_streaming")
@@ -125,11 +142,11 @@ def model_fields(span: Span, op: str, dialect: str = NAME) -> Operation:
         input_tokens=inp,
         output_tokens=out,
         total_tokens=total,
-        finish_reasons=as_str_tuple(attrs.get(k.RESPONSE_FINISH_REASONS)),
+        finish_reasons=as_str_tuple(finish),
         streamed=bool(stream) if isinstance(stream, bool | int) else None,
         input=user_text(attrs.get(k.INPUT_MESSAGES, attrs.get(k.PROMPT))),
-        output=final_text(output_messages),
-        requested_tools=requested_tool_calls(output_messages),
+        output=text,
+        requested_tools=requested,
         failed=failed,
         error=error_info(span) if failed else None,
     )
@@ -180,20 +197,24 @@ def classify(span: Span, *, events: bool = True) -> Operation | None:
             error=error,
         )
     if op == k.OP_EXECUTE_TOOL:
-        arguments = _tool_arguments(attrs.get(k.TOOL_CALL_ARGUMENTS))
+        raw_args = attrs.get(k.TOOL_CALL_ARGUMENTS)
+        result = attrs.get(k.TOOL_CALL_RESULT)
+        if raw_args is None and result is None:  # any-agent's own keys
+            raw_args, result = attrs.get(aa.TOOL_ARGS), attrs.get(aa.OUTPUT)
+        arguments = _tool_arguments(raw_args)
         return Operation(
             kind="tool",
             dialect=NAME,
             name=as_str(attrs.get(k.TOOL_NAME)) or _name_after_op(span, op) or span.name,
             call_id=as_str(attrs.get(k.TOOL_CALL_ID)),
             arguments=arguments,
-            result=maybe_json(attrs.get(k.TOOL_CALL_RESULT)),
+            result=maybe_json(result),
             input=arguments,
-            output=attrs.get(k.TOOL_CALL_RESULT),
+            output=result,
             failed=failed,
             error=error,
         )
-    if op in k.MODEL_OPERATIONS:
+    if op in k.MODEL_OPERATIONS or op == aa.MODEL_OPERATION:
         return model_fields(span, op)
     if op == k.OP_RETRIEVAL:
         docs = maybe_json(attrs.get(k.RETRIEVAL_DOCUMENTS))
@@ -207,6 +228,10 @@ def classify(span: Span, *, events: bool = True) -> Operation | None:
             failed=failed,
             error=error,
         )
+    if op == k.OP_AGENT_HANDOFF:
+        to = as_str(attrs.get("gen_ai.handoff.to_agent"))
+        source = as_str(attrs.get("gen_ai.handoff.from_agent"))
+        return handoff_span(NAME, source, None if to == "unknown" else to, failed, error)
     if op == k.OP_INVOKE_WORKFLOW:
         return Operation(
             kind="workflow",

@@ -28,7 +28,8 @@ What each span is:
 - ``traceloop.span.kind`` ``workflow`` / ``task`` (``Agent Workflow``, ``execute_task X``, ``X.task``):
   workflow steps, named by their entity name (so that LangGraph's ``execute_task helper`` is found to be
   the body of the ``invoke_agent helper`` span beside it, see ``_regroup``).
-- handoffs: the OpenAI Agents SDK's ``<from> → <to>.handoff`` (``traceloop.span.kind=handoff``,
+- handoffs: the OpenAI Agents SDK's ``<from> → <to>.handoff`` (``traceloop.span.kind=handoff``, or
+  ``gen_ai.operation.name`` ``handoff`` / ``agent_handoff``;
   ``gen_ai.handoff.from_agent`` / ``.to_agent``; the target is often not recorded) and a LangGraph tool
   whose result is a ``Command`` to the parent graph;
 - ``vector_db_retrieve X``: a retrieval. Anything else (``goto``, ``create_agent``): other, with
@@ -346,7 +347,7 @@ def classify(span: Span) -> Operation | None:
         return step
     if tl_kind == "tool" or op_name == k.OP_EXECUTE_TOOL:
         return langgraph_handoff(_tool(span, failed))  # a handoff when it returns a parent Command
-    if tl_kind == "handoff" or op_name == "handoff":  # OpenAI Agents SDK
+    if tl_kind == "handoff" or op_name in ("handoff", k.OP_AGENT_HANDOFF):  # OpenAI Agents SDK
         to = as_str(attrs.get("gen_ai.handoff.to_agent"))
         from_agent = as_str(attrs.get("gen_ai.handoff.from_agent"))
         error = _error(span) if failed else None

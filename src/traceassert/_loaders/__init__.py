@@ -9,6 +9,7 @@ Formats (``FORMATS``; ``format=`` also takes the ``ALIASES``):
   ``ConsoleSpanExporter``'s objects one after another;
 - ``okahu``: Monocle spans as Okahu's API returns them (``span_name``, ``entity`` lists);
 - ``phoenix``: Arize Phoenix's span JSON (its REST API, or ``get_spans_dataframe()`` saved as JSON).
+- ``any-agent``: mozilla-ai any-agent's ``AgentTrace`` dumps (integer ids, a ``parent`` context).
 
 Any of them may be gzip-compressed (found by its magic bytes). Log records in the same files, or in
 files of their own, are read too (OTLP ``resourceLogs``, the SDK's ``to_json()`` log dumps: ``logs``) and
@@ -166,6 +167,12 @@ def _parse_into(
         )
     if ctx.order_issues:
         ctx.warnings.append(f"{where}: {ctx.order_issues} span(s) end before they start")
+    if ctx.named_ids:
+        names = ", ".join(repr(n) for n in list(ctx.named_ids)[:3])
+        more = f" and {len(ctx.named_ids) - 3} more" if len(ctx.named_ids) > 3 else ""
+        ctx.warnings.append(
+            f"{where}: {len(ctx.named_ids)} id(s) are names, not hex ({names}{more}): each stands for one id"
+        )
     if not ctx.spans and not found_logs:
         raise ctx.foreign_error if ctx.foreign_error is not None else _no_spans(ctx, where)
     if ctx.foreign:

@@ -1,18 +1,16 @@
-"""Shared pieces of the file loaders: the per-file context, ids, timestamps and span construction."""
+"""Shared pieces of the file loaders: the per-file context and span construction (ids and timestamps:
+``ids``, re-exported here)."""
 
 from __future__ import annotations
 
-import base64
-import binascii
-import re
 import types
 from collections.abc import Mapping
 from dataclasses import fields
-from datetime import datetime, timedelta
 from typing import Any
 
 from .._errors import TraceLoadError
 from .._model.span import EMPTY_MAPPING, Span, SpanEvent, SpanLink, Status
+from .ids import hex_id, iso_to_ns, named_id, parent_id
 
 __all__ = [
     "CONVERSION_ERRORS",
@@ -24,6 +22,8 @@ __all__ = [
     "hex_id",
     "iso_to_ns",
     "make_span",
+    "named_id",
+    "parent_id",
     "status_of",
 ]
 
@@ -58,8 +58,6 @@ CONVERSION_ERRORS = (
     RecursionError,
 )
 
-_HEX = "0123456789abcdefABCDEF"
-_EPOCH = datetime(1970, 1, 1)
 _STATUS_CACHE = {code: Status(code, None) for code in ("UNSET", "OK", "ERROR")}
 
 
@@ -75,6 +73,7 @@ class Context:
         "keys",
         "lines",
         "logs",
+        "named_ids",
         "order_issues",
         "other_signals",
         "path",
@@ -114,6 +113,8 @@ class Context:
         #: the log records found, as found: ``(where, "otlp", resourceLogs array)`` or ``(where, "sdk",
         #: a ReadableLogRecord.to_json() object)``; read by ``logs.log_records``
         self.logs: list[tuple[str, str, Any]] = []
+        #: ids written as names, not hex (``"live-trace-1"``: hand-written fixtures) -> the hex id made
+        self.named_ids: dict[str, str] = {}
 
     def note_other_signals(self, value: Mapping[str, Any]) -> bool:
         """Note the logs, metrics or profiles an OTLP document carries (the logs are kept for
@@ -144,96 +145,6 @@ class Context:
         if end is not None and end < span.start_ns:
             self.order_issues += 1
         self.spans.append(span)
-
-
-def hex_id(value: Any, nbytes: int, *, pad: bool = False) -> str:
-    """A trace (16 bytes) or span (8 bytes) id as lower-case hex.
-
-    Accepts hex (optionally ``0x``-prefixed, any case) and base64 (what protobuf's JSON writer emits);
-    ``pad`` left-pads shorter hex (Jaeger drops leading zeros).
-    """
-    if value.__class__ is not str:
-        raise TypeError(f"id must be a string, got {type(value).__name__}")
-    n = nbytes * 2
-    if len(value) == n and not value.strip(_HEX):
-        return value.lower()
-    text = value[2:] if value[:2] in ("0x", "0X") else value
-    if len(text) == n and not text.strip(_HEX):
-        return text.lower()
-    if pad and 0 < len(text) < n and not text.strip(_HEX):
-        return text.lower().rjust(n, "0")
-    if len(value) in (4 * ((nbytes + 2) // 3), (nbytes * 8 + 5) // 6):
-        try:
-            alt = b"-_" if "-" in value or "_" in value else None
-            raw = base64.b64decode(value + "=" * (-len(value) % 4), altchars=alt, validate=True)
-        except (binascii.Error, ValueError):
-            raw = b""
-        if len(raw) == nbytes:
-            return raw.hex()
-    kind = "trace" if nbytes == 16 else "span"
-    raise ValueError(f"{kind} id {value[:60]!r} is neither {n} hex digits nor base64 of {nbytes} bytes")
-
-
-def parent_id(value: Any) -> str | None:
-    """A parent span id, None for absent, empty or all-zero ids."""
-    if value is None or value == "":
-        return None
-    pid = hex_id(value, 8)
-    return None if pid == "0000000000000000" else pid
-
-
-_ISO = re.compile(
-    r"(\d{4})-(\d\d)-(\d\d)[T ](\d\d):(\d\d):(\d\d)(?:[.,](\d{1,9})\d*)?\s*(Z|z|[+-]\d\d:?\d\d)?\Z"
-)
-
-
-#: "YYYY-MM-DDTHH:MM:SS" -> seconds since the epoch (UTC), for the timestamps read so far
-_SECONDS: dict[str, int] = {}
-
-
-def iso_to_ns(value: Any) -> int | None:
-    """Nanoseconds since the epoch from an ISO 8601 string (``Z`` or an offset; naive means UTC).
-
-    Numbers are taken as epoch time; their unit is guessed from the magnitude (s, ms, us or ns).
-    None stays None.
-    """
-    if value is None:
-        return None
-    if value.__class__ is str:
-        # the SDK's form, "2024-10-14T18:54:37.137734Z": the date and time to the second are read
-        # once (below) and then looked up; the fraction is read here
-        if value[-1:] == "Z" and value[19:20] == ".":
-            frac = value[20:-1]
-            if len(frac) <= 9 and frac.isdecimal():
-                known = _SECONDS.get(value[:19])
-                if known is not None:
-                    return known * 1_000_000_000 + int(frac.ljust(9, "0"))
-        m = _ISO.match(value.strip())
-        if m is None:
-            raise ValueError(f"not an ISO 8601 timestamp: {value[:60]!r}")
-        y, mo, d, h, mi, s, frac, tz = m.groups()
-        dt = datetime(int(y), int(mo), int(d), int(h), int(mi), int(s))
-        seconds = (dt - _EPOCH) // timedelta(seconds=1)
-        if value[:1] == y[:1]:  # no leading space: value[:19] is the date and time to the second
-            if len(_SECONDS) >= 100_000:
-                _SECONDS.clear()
-            _SECONDS[value[:19]] = seconds
-        if tz and tz not in ("Z", "z"):
-            sign = -1 if tz[0] == "-" else 1
-            digits = tz[1:].replace(":", "")
-            seconds -= sign * (int(digits[:2]) * 3600 + int(digits[2:]) * 60)
-        nanos = int((frac or "0").ljust(9, "0"))
-        return seconds * 1_000_000_000 + nanos
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise TypeError(f"timestamp must be a string or a number, got {type(value).__name__}")
-    magnitude = abs(value)
-    if magnitude >= 1e17:
-        return int(value)
-    if magnitude >= 1e14:
-        return int(value * 1_000)
-    if magnitude >= 1e11:
-        return int(value * 1_000_000)
-    return int(value * 1_000_000_000)
 
 
 def freeze_json(value: Any, depth: int = 0) -> Any:

@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from .._errors import TraceLoadError
-from . import jaeger, logs, okahu, otlp, phoenix, sdk
+from . import anyagent, jaeger, logs, okahu, otlp, phoenix, sdk
 from .common import CONVERSION_ERRORS, TRUNCATED, Context
 from .split import Buffer, Unit, iter_units
 
@@ -15,7 +15,7 @@ __all__ = ["ALIASES", "FORMATS", "canonical_format", "classify", "convert_text"]
 Converter = Callable[[str | None, str, Any, Context], None]
 
 #: Format names, in the order auto-detection tries them.
-FORMATS: tuple[str, ...] = (otlp.NAME, jaeger.NAME, phoenix.NAME, sdk.NAME, okahu.NAME)
+FORMATS: tuple[str, ...] = (otlp.NAME, jaeger.NAME, phoenix.NAME, sdk.NAME, okahu.NAME, anyagent.NAME)
 
 #: Other names accepted by ``format=``.
 ALIASES = {
@@ -30,9 +30,11 @@ ALIASES = {
     "sdk-json": "sdk",
     "to_json": "sdk",
     "arize-phoenix": "phoenix",
+    "anyagent": "any-agent",
+    "agenttrace": "any-agent",
 }
 
-_MODULES = {m.NAME: m for m in (otlp, jaeger, phoenix, sdk, okahu)}
+_MODULES = {m.NAME: m for m in (otlp, jaeger, phoenix, sdk, okahu, anyagent)}
 #: Envelope keys that hold a list of records (Okahu API responses, Okahu's ingest body, Jaeger).
 _ENVELOPE_KEYS = ("spans", "batch", "data", "results", "trace_spans")
 

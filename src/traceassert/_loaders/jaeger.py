@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .._model.span import EMPTY_MAPPING
-from .common import TRUNCATED, Context, event, freeze_json, hex_id, link, make_span, status_of
+from .common import TRUNCATED, Context, event, freeze_json, link, make_span, named_id, status_of
 
 __all__ = ["NAME", "convert", "is_record"]
 
@@ -116,18 +116,18 @@ def _span(span: Any, processes: dict[str, Mapping[str, Any]], ctx: Context) -> N
         ctx.dropped += 1
         return
     keys = ctx.keys
-    trace_id = hex_id(span["traceID"], 16, pad=True)
+    trace_id = named_id(span["traceID"], 16, ctx, pad=True)
     parent: str | None = None
     links = []
     for ref in span.get("references") or ():
-        ref_trace = hex_id(ref.get("traceID", span["traceID"]), 16, pad=True)
-        ref_span = hex_id(ref["spanID"], 8, pad=True)
+        ref_trace = named_id(ref.get("traceID", span["traceID"]), 16, ctx, pad=True)
+        ref_span = named_id(ref["spanID"], 8, ctx, pad=True)
         if parent is None and ref.get("refType", "CHILD_OF") == "CHILD_OF" and ref_trace == trace_id:
             parent = ref_span
         else:
             links.append(link(ref_trace, ref_span, EMPTY_MAPPING))
     if parent is None and span.get("parentSpanID"):
-        parent = hex_id(span["parentSpanID"], 8, pad=True)
+        parent = named_id(span["parentSpanID"], 8, ctx, pad=True)
     tags = _tags(span.get("tags"), keys)
     kind = _KINDS.get(str(tags.get("span.kind", "internal")).lower(), "INTERNAL")
     code = str(tags.get("otel.status_code", "")).upper()
@@ -153,7 +153,7 @@ def _span(span: Any, processes: dict[str, Mapping[str, Any]], ctx: Context) -> N
     ctx.add(
         make_span(
             trace_id,
-            hex_id(span["spanID"], 8, pad=True),
+            named_id(span["spanID"], 8, ctx, pad=True),
             None if parent == "0000000000000000" else parent,
             span["operationName"],
             kind,

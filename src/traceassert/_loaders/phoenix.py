@@ -27,9 +27,9 @@ from .common import (
     TRUNCATED,
     Context,
     freeze_json,
-    hex_id,
     iso_to_ns,
     make_span,
+    named_id,
     parent_id,
 )
 from .sdk import events_from_json, status_from_json
@@ -112,9 +112,9 @@ def convert(key: str | None, where: str, value: Any, ctx: Context) -> None:
     start = iso_to_ns(value.get("start_time"))
     ctx.add(
         make_span(
-            hex_id(trace_id, 16),
-            hex_id(span_id, 8),
-            parent_id(value.get("parent_id")),
+            named_id(trace_id, 16, ctx),
+            named_id(span_id, 8, ctx),
+            parent_id(value.get("parent_id"), ctx),
             value["name"],
             "INTERNAL",
             start if start is not None else 0,

@@ -23,6 +23,7 @@ from .common import (
     iso_to_ns,
     link,
     make_span,
+    named_id,
     parent_id,
     status_of,
 )
@@ -39,8 +40,12 @@ _SCOPE_KEYS = ("instrumentation_scope", "instrumentationScope", "scope", "instru
 
 
 def is_record(value: Any) -> bool:
-    """A ``to_json()`` span object: ``name`` and a ``context`` with ids."""
-    return value.__class__ is dict and "name" in value and value.get("context").__class__ is dict
+    """A ``to_json()`` span object: ``name`` and a ``context`` with ids (strings: integer ids are
+    any-agent's dumps)."""
+    if value.__class__ is not dict or "name" not in value:
+        return False
+    context = value.get("context")
+    return context.__class__ is dict and context.get("span_id").__class__ is not int
 
 
 def kind_of(value: Any) -> str:
@@ -162,9 +167,9 @@ def convert(key: str | None, where: str, value: Any, ctx: Context) -> None:
     start = iso_to_ns(value.get("start_time"))
     ctx.add(
         make_span(
-            hex_id(context["trace_id"], 16),
-            hex_id(context["span_id"], 8),
-            parent_id(value.get("parent_id")),
+            named_id(context["trace_id"], 16, ctx),
+            named_id(context["span_id"], 8, ctx),
+            parent_id(value.get("parent_id"), ctx),
             value["name"],
             kind_of(value.get("kind")),
             start if start is not None else 0,

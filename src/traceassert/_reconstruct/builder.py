@@ -26,7 +26,8 @@ from .._model.span import Span
 from .._model.tree import SpanTree
 from .arguments import parse_arguments
 from .conversation import executions_from_conversation, settle_outcomes
-from .finish import Tokens, call_tokens, finish_model, finish_tool, first, is_cancellation
+from .definitions import name_positional
+from .finish import Tokens, agent_tokens, call_tokens, finish_model, finish_tool, first, is_cancellation
 from .handoffs import (
     AgentIndex,
     dedupe_handoffs,
@@ -63,6 +64,9 @@ class Reconstruction:
     tool_requests: tuple[ToolRequest, ...] = ()
     #: ids of the spans that record a count that is not a finite number (read as not recorded)
     non_finite: frozenset[int] = frozenset()
+    #: the invocations whose tokens only their agent span records (no model call under them records
+    #: usage), outermost only: summary() and render() add them to the model calls' (``agent_tokens``)
+    agent_tokens: tuple[AgentInvocation, ...] = ()
 
 
 @dataclass(slots=True)
@@ -104,6 +108,8 @@ class Builder:
         self.non_finite: frozenset[int] = frozenset()
         #: the model-call token usage of each finished invocation (see ``call_tokens``)
         self.tokens_done: dict[int, Tokens] = {}
+        #: ids of the invocations whose tokens come from their agent span alone
+        self.span_tokens: set[int] = set()
 
     # -- the walk ------------------------------------------------------------------------------------
 
@@ -139,6 +145,7 @@ class Builder:
         promote_transfer_tools(self, index)
         for build in self._builds_in_order():
             self.finish_agent(build, index)
+        name_positional(self.tools, spans)  # positional arguments named after the tool's definition
         self.handoffs = [h for b in self.builds.values() for h in b.handoffs]
         self.handoffs.sort(key=_start)
         link_handoffs(self.handoffs, index)
@@ -166,6 +173,7 @@ class Builder:
             handoffs=tuple(self.handoffs),
             tool_requests=tuple(self.requests),
             non_finite=self.non_finite,
+            agent_tokens=agent_tokens(self.top, self.span_tokens),
         )
 
     def _builds_in_order(self) -> list[AgentBuild]:
@@ -356,6 +364,8 @@ class Builder:
             inv.input_tokens = first(op.input_tokens for op in ops)
             inv.output_tokens = first(op.output_tokens for op in ops)
             inv.total_tokens = first(op.total_tokens for op in ops)
+            if inv.total_tokens is not None:
+                self.span_tokens.add(id(inv))
 
 
 def _group_by_name(tools: list[ToolExecution]) -> dict[str, list[ToolExecution]]:

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from .._dialects import Operation
 from .._model.records import AgentInvocation, ErrorInfo, ModelCall, ToolExecution
 
-__all__ = ["call_tokens", "finish_model", "finish_tool", "first", "is_cancellation", "total"]
+__all__ = ["agent_tokens", "call_tokens", "finish_model", "finish_tool", "first", "is_cancellation", "total"]
 
 #: (any usage recorded, input, output, total tokens)
 Tokens = tuple[bool, int | None, int | None, int | None]
@@ -110,3 +111,19 @@ def call_tokens(inv: AgentInvocation, done: dict[int, Tokens]) -> Tokens:
     )
     done[id(inv)] = result
     return result
+
+
+def agent_tokens(top: Sequence[AgentInvocation], span_tokens: set[int]) -> tuple[AgentInvocation, ...]:
+    """The outermost invocations in ``span_tokens`` (whose tokens only their agent span records), in
+    start order: an agent span's usage counts once, and a nested agent's is in its parent's."""
+    if not span_tokens:
+        return ()
+    out: list[AgentInvocation] = []
+    stack = list(reversed(top))
+    while stack:
+        inv = stack.pop()
+        if id(inv) in span_tokens:
+            out.append(inv)
+        else:
+            stack.extend(reversed(inv.nested))
+    return tuple(out)
