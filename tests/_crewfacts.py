@@ -25,7 +25,9 @@ def check_traceloop_crew(
     shown = f"\n{trace.render()}"
     tools = trace.tool_executions
     assert tuple((t.name, t.arguments) for t in tools) == requested, shown
-    assert all(t.source == "conversation" and t.failed is False for t in tools), shown
+    assert all(t.source == "conversation" for t in tools), shown
+    # CrewAI's results mark no failure: unknown, but for the delegation whose agent the spans show ended
+    assert [t.failed for t in tools] == [*[None] * (len(tools) - 1), False], shown
     assert trace.unexecuted_tool_requests == (), shown
     (helper,) = (a for a in trace.all_agents() if a.name == "helper")
     assert helper.via_tool is tools[-1] and tools[-1].result == "Wear a light jacket.", shown
@@ -35,6 +37,10 @@ def check_traceloop_crew(
     asserter = ta.TraceAsserter(trace)
     asserter.called_agent("orchestrator").called_agent("helper")
     asserter.under_token_limit(facts.total_tokens)
-    asserter.called_agent("orchestrator").top_level_only().has_tool_executed("get_weather")
-    with pytest.raises(ta.TraceAssertionError, match=r"found 1 successful execution\(s\)"):
-        asserter.called_agent("orchestrator").top_level_only().has_tool_execution_failed("explode")
+    orchestrator = asserter.called_agent("orchestrator").top_level_only()
+    orchestrator.called_tool("get_weather", count=1)
+    orchestrator.called_tool("explode", count=1)
+    with pytest.raises(ta.TraceAssertionError, match="whose outcome the producer did not record"):
+        orchestrator.has_tool_executed("get_weather")
+    with pytest.raises(ta.TraceAssertionError, match="whose outcome the producer did not record"):
+        orchestrator.has_tool_execution_failed("explode")

@@ -56,8 +56,9 @@ def _check_chat_only(trace: ta.Trace, facts: ScenarioFacts, requested: tuple[tup
         "Error: explode failed: the detonator is broken",
         "Wear a light jacket.",
     ]
-    # the producer marks no failure (a tool_call_response part has no error flag): none is read from text
-    assert [t.failed for t in tools] == [False, False, False]
+    # a tool_call_response part has no failure field: whether each call failed is unknown (explode's
+    # did, but only its text says so), never read as a success
+    assert [t.failed for t in tools] == [None, None, None]
     assert trace.unexecuted_tool_requests == ()
     requests = trace.tool_requests
     # every request is reachable from the model call that made it, is the only one it made, and is
@@ -75,7 +76,10 @@ def _check_chat_only(trace: ta.Trace, facts: ScenarioFacts, requested: tuple[tup
     rendered = trace.render()
     assert "(requested, not executed)" not in rendered
     assert rendered.count("(from conversation)") == len(requested)
-    assert "tool get_weather(city='Paris') -> 'Sunny, 21C in Paris' ok (from conversation)" in rendered
+    assert (
+        "tool get_weather(city='Paris') -> 'Sunny, 21C in Paris' (status unknown) (from conversation)"
+        in rendered
+    )
     assert "3 tool execution(s) (0 failed)" in rendered
 
 
@@ -84,27 +88,23 @@ def test_recorded_chat_spans_only() -> None:
     _check_chat_only(trace, facts, recorded_requests("openai_v2_chat_only"))
     asserter = ta.TraceAsserter(trace)
     asserter.under_token_limit(facts.total_tokens)
-    asserter.called_tool("get_weather", count=1)
-    asserter.has_tool_executed("get_weather")
-    asserter.has_tool_executed_with("ask_helper", {"question": "What should I wear?"})
+    asserter.called_tool("get_weather", count=1).has_input({"city": "Paris"})
+    asserter.called_tool("ask_helper").has_input({"question": "What should I wear?"})
     with pytest.raises(ta.TraceAssertionError, match=r"get_weather\(city='Paris'\) .* \(from conversation\)"):
         asserter.does_not_call_tool("get_weather")
-    # the failure of explode lives only in its result's text, which no producer field marks
-    with pytest.raises(ta.TraceAssertionError, match=r"found 1 successful execution\(s\)"):
+    # whether a call succeeded or failed lives only in its result's text, which no producer field marks
+    with pytest.raises(ta.TraceAssertionError, match="whose outcome the producer did not record"):
+        asserter.has_tool_executed("get_weather")
+    with pytest.raises(ta.TraceAssertionError, match="whose outcome the producer did not record"):
         asserter.has_tool_execution_failed("explode")
 
 
 def test_recorded_chat_spans_only_cannot_tell() -> None:
     """explode ran and failed, but this producer wrote chat spans only: no check that its execution
-    could change passes (the issue's vacuous verdicts), unless unknown outcomes are accepted."""
+    could change passes (the issue's vacuous verdicts). The conversation shows that it ran (so the
+    negative checks fail on the call), not whether it failed (so the failure checks cannot tell)."""
     trace, _ = load_recording("openai_v2_chat_only")
     asserter = ta.TraceAsserter(trace)
-    (explode,) = [r for r in trace.tool_requests if r.name == "explode"]
-    number = trace.model_calls.index(explode.model_call) + 1
-    cannot_tell = (
-        f"cannot tell: tool 'explode' was requested by model call {number}; this trace records neither its "
-        "execution nor its result"
-    )
     for check in (
         lambda a: a.does_not_call_tool("explode"),
         lambda a: a.does_not_call_any_tool(["explode", "delete_everything"]),
@@ -114,15 +114,15 @@ def test_recorded_chat_spans_only_cannot_tell() -> None:
         lambda a: a.has_no_tool_executions(),
         lambda a: a.called_tools(max_count=0),
     ):
-        with pytest.raises(ta.TraceAssertionError) as failure:
+        with pytest.raises(ta.TraceAssertionError):
             check(asserter)
-        assert "cannot tell: tool '" in str(failure.value)
-    with pytest.raises(ta.TraceAssertionError) as failure:
+    with pytest.raises(ta.TraceAssertionError, match="expected no call of 'explode', found 1"):
         asserter.does_not_call_tool("explode")
-    assert cannot_tell in str(failure.value)
-    accepted = asserter.accepting_unknown_outcomes()
-    accepted.does_not_call_tool("explode").has_no_failed_tool_executions().has_no_more_tool_executions()
-    accepted.called_tools(max_count=0)
+    with pytest.raises(ta.TraceAssertionError, match=r"did not record whether 3 execution\(s\) failed"):
+        asserter.has_no_failed_tool_executions()
+    # accepting unknown outcomes accepts unrecorded requests, not what the conversation does show
+    with pytest.raises(ta.TraceAssertionError, match="expected no call of 'explode', found 1"):
+        asserter.accepting_unknown_outcomes().does_not_call_tool("explode")
 
 
 # -- live ----------------------------------------------------------------------------------------------

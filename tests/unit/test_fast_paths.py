@@ -118,7 +118,7 @@ _TIMESTAMPS = [
 
 
 def test_iso_timestamps_read_the_same_the_first_time_and_from_the_cache() -> None:
-    from traceassert._loaders import common
+    from traceassert._loaders import common, ids
 
     def read(text: str) -> Any:
         try:
@@ -126,9 +126,9 @@ def test_iso_timestamps_read_the_same_the_first_time_and_from_the_cache() -> Non
         except ValueError as exc:
             return str(exc)
 
-    common._SECONDS.clear()
+    ids._SECONDS.clear()
     first = [read(t) for t in _TIMESTAMPS]
-    assert common._SECONDS, "nothing was cached"
+    assert ids._SECONDS, "nothing was cached"
     again = [read(t) for t in _TIMESTAMPS]
     assert again == first
     assert first[0] == 1728932077_137734000

@@ -15,7 +15,7 @@ from tests.unit.spanbuilder import SpanBuilder
         # the OpenAI v2 instrumentation without its agent handler: model calls alone
         (
             "openai_v2_chat_only",
-            "trace: 5 spans, 0 agent invocation(s), 0 tool execution(s) (0 failed), 5 model",
+            "trace: 5 spans, 0 agent invocation(s), 3 tool execution(s) (0 failed), 5 model",  # from the conversation
         ),
         # Monocle on a LangChain chat model called directly
         (
