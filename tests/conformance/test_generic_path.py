@@ -1,0 +1,232 @@
+"""Frameworks with no module of their own in the dialects, read through the generic OpenInference path
+alone: Haystack, DSPy and the BeeAI framework, each with its real OpenInference instrumentation and a
+scripted model (`instrumentation/_generic_scenario.py`: ``get_weather(city="Paris")``, then
+``explode()``, which fails, then the answer).
+
+Each case runs live when the framework is installed, and from its recording
+(``tests/data/<framework>_generic.json``; record again with ``python -m instrumentation.<module>``). The
+checks are `summary()` facts: agents where the producer marks them (and no phantom ones), tools with
+names and arguments, ``explode`` failed, model calls, tokens; a fact the producer does not record is
+reported as not recorded ("cannot tell", None), never as a wrong value.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+from typing import Any
+
+import pytest
+
+import traceassert as ta
+from tests._stackfacts import DATA
+
+#: framework -> (stack module, the packages it needs)
+STACKS = {
+    "haystack": (
+        "instrumentation.haystack_openinference",
+        ("haystack", "openinference.instrumentation.haystack"),
+    ),
+    "dspy": ("instrumentation.dspy_openinference", ("dspy", "openinference.instrumentation.dspy")),
+    "beeai": (
+        "instrumentation.beeai_openinference",
+        ("beeai_framework", "openinference.instrumentation.beeai"),
+    ),
+}
+FINAL_OUTPUT = "It is sunny in Paris; wear a light jacket."
+EXPLODE_MESSAGE = "explode failed: the detonator is broken"
+#: the script's usage: get_weather, explode, the answer
+TOKENS = {"input_tokens": 101 + 123 + 171, "output_tokens": 11 + 13 + 19, "total_tokens": 112 + 136 + 190}
+
+_LIVE: dict[str, ta.Trace] = {}
+
+
+def _stack(framework: str) -> Any:
+    module, needs = STACKS[framework]
+    for name in needs:
+        try:
+            found = importlib.util.find_spec(name) is not None
+        except ModuleNotFoundError:
+            found = False
+        if not found:
+            pytest.skip(f"needs {name}")
+    return importlib.import_module(module)
+
+
+def _live(framework: str) -> ta.Trace:
+    """The scenario run under ``ta.capture()``, instrumented on the global provider (once per process)."""
+    if framework not in _LIVE:
+        stack = _stack(framework)
+        stack.instrument()
+        try:
+            with ta.capture() as cap:
+                assert stack.run_scenario() == FINAL_OUTPUT
+        finally:
+            stack.uninstrument()
+        _LIVE[framework] = cap.trace()
+    return ta.Trace(_LIVE[framework].spans)
+
+
+def _trace(framework: str, source: str) -> ta.Trace:
+    return _live(framework) if source == "live" else ta.load_trace(DATA / f"{framework}_generic.json")
+
+
+SOURCES = ("live", "recorded")
+
+
+@pytest.fixture(params=SOURCES)
+def haystack(request: pytest.FixtureRequest) -> ta.Trace:
+    return _trace("haystack", request.param)
+
+
+@pytest.fixture(params=SOURCES)
+def dspy(request: pytest.FixtureRequest) -> ta.Trace:
+    return _trace("dspy", request.param)
+
+
+@pytest.fixture(params=SOURCES)
+def beeai(request: pytest.FixtureRequest) -> ta.Trace:
+    return _trace("beeai", request.param)
+
+
+def _named_agents(trace: ta.Trace) -> list[str]:
+    return [a.name for a in trace.all_agents() if not a.implicit]
+
+
+def _tools(trace: ta.Trace) -> list[tuple[str, dict[str, Any], bool | None]]:
+    return [(t.name, dict(t.arguments), t.failed) for t in trace.tool_executions]
+
+
+def _nested(trace: ta.Trace) -> ta.TraceAsserter:
+    return ta.TraceAsserter(trace).including_nested()
+
+
+def test_every_framework_is_read_by_openinference_alone() -> None:
+    """No framework-specific dialect: every classified span is OpenInference's."""
+    for framework in STACKS:
+        trace = ta.load_trace(DATA / f"{framework}_generic.json")
+        records = [
+            *trace.tool_executions,
+            *trace.model_calls,
+            *(a for a in trace.all_agents() if not a.implicit),
+        ]
+        assert {r.dialect for r in records} == {"openinference"}, framework
+
+
+# --------------------------------------------------------------------------------------------------
+# Haystack: model calls with their tool requests; no agent, no tool span
+# --------------------------------------------------------------------------------------------------
+
+
+def test_haystack_marks_no_agent_and_none_is_made_up(haystack: ta.Trace) -> None:
+    """``Agent.run`` is a CHAIN span: work outside any agent, never a named agent."""
+    assert _named_agents(haystack) == []
+    (work,) = haystack.agents
+    assert work.implicit and work.name == "Agent.run"
+
+
+def test_haystack_model_calls_and_tokens(haystack: ta.Trace) -> None:
+    summary = haystack.summary()
+    assert summary["totals"]["model_calls"] == 3
+    assert {k: summary["totals"][k] for k in TOKENS} == TOKENS
+    assert {c.model for c in haystack.model_calls} == {"scripted-orchestrator"}
+    requests = [(r.name, dict(r.arguments)) for c in haystack.model_calls for r in c.requested_tools]
+    assert requests == [("get_weather", {"city": "Paris"}), ("explode", {})]
+
+
+def test_haystack_tool_outcomes_are_unknown_not_passed(haystack: ta.Trace) -> None:
+    """The Agent runs its tools with no span and the model's input keeps only the tool messages' role:
+    the tools' outcomes are not recorded, and the checks they could change say "cannot tell"."""
+    assert haystack.tool_executions == ()
+    assert haystack.summary()["totals"]["unexecuted_tool_requests"] == 2
+    assert "no execution recorded" in haystack.render()
+    assert "requested, not executed" not in haystack.render()
+    with pytest.raises(ta.TraceAssertionError, match="cannot tell"):
+        _nested(haystack).has_no_failed_tool_executions()
+    with pytest.raises(ta.TraceAssertionError, match="cannot tell: tool 'explode' was requested"):
+        _nested(haystack).does_not_call_tool("explode")
+
+
+# --------------------------------------------------------------------------------------------------
+# DSPy: tool spans named ``<tool>.__call__``; no agent; no token counts
+# --------------------------------------------------------------------------------------------------
+
+
+def test_dspy_marks_no_agent_and_none_is_made_up(dspy: ta.Trace) -> None:
+    assert _named_agents(dspy) == []
+    (work,) = dspy.agents
+    assert work.implicit and work.name == "ReAct.forward"
+
+
+def test_dspy_tools_by_name_with_arguments(dspy: ta.Trace) -> None:
+    """``get_weather.__call__`` is the tool ``get_weather``; ReAct's own ``finish`` is a tool too."""
+    assert _tools(dspy) == [
+        ("get_weather", {"city": "Paris"}, False),
+        ("explode", {}, True),
+        ("finish", {}, False),
+    ]
+    assert dspy.summary()["tool_order"] == ["get_weather", "explode", "finish"]
+    _nested(dspy).called_tool("get_weather", count=1)
+
+
+def test_dspy_explode_failed(dspy: ta.Trace) -> None:
+    (explode,) = (t for t in dspy.tool_executions if t.failed)
+    assert explode.error is not None
+    assert (explode.error.type, explode.error.message) == ("RuntimeError", EXPLODE_MESSAGE)
+    with pytest.raises(ta.TraceAssertionError, match="explode"):
+        _nested(dspy).has_no_failed_tool_executions()
+
+
+def test_dspy_model_calls_without_tokens(dspy: ta.Trace) -> None:
+    """Four model calls (three ReAct steps, the extraction); the instrumentation records no usage:
+    tokens are None (not recorded), never 0."""
+    totals = dspy.summary()["totals"]
+    assert totals["model_calls"] == 4
+    assert {k: totals[k] for k in TOKENS} == dict.fromkeys(TOKENS)
+    assert {c.model for c in dspy.model_calls} == {"dummy"}
+
+
+# --------------------------------------------------------------------------------------------------
+# BeeAI: a named agent, tool arguments in an envelope, event spans inside agent and tool spans
+# --------------------------------------------------------------------------------------------------
+
+
+def test_beeai_agent_and_no_phantom_agent(beeai: ta.Trace) -> None:
+    """The agent's span has ``agent.name``; the ``final_answer`` AGENT span inside it names nothing: a
+    step of the agent, not a second agent."""
+    assert _named_agents(beeai) == ["orchestrator"]
+    (agent,) = beeai.agents
+    assert agent.output == FINAL_OUTPUT and agent.status == "succeeded"
+    assert beeai.summary()["totals"]["agent_invocations"] == 1
+
+
+def test_beeai_tools_by_name_with_arguments(beeai: ta.Trace) -> None:
+    """``input.value`` is ``{"input": {...}, "options": null}``: the arguments are what fits the tool's
+    recorded ``tool.json_schema``; the ``error`` TOOL span inside ``explode`` is not a second execution."""
+    assert _tools(beeai) == [
+        ("get_weather", {"city": "Paris"}, False),
+        ("explode", {}, True),
+        ("final_answer", {"response": FINAL_OUTPUT}, False),
+    ]
+    assert [t.call_id for t in beeai.tool_executions] == [
+        "call_0_get_weather",
+        "call_1_explode",
+        "call_2_final_answer",
+    ]
+    assert beeai.unexecuted_tool_requests == ()
+
+
+def test_beeai_explode_failed(beeai: ta.Trace) -> None:
+    """BeeAI wraps the tool's exception in its ``ToolError``; the cause is the tool's own."""
+    (explode,) = (t for t in beeai.tool_executions if t.failed)
+    assert explode.name == "explode" and explode.error is not None
+    assert explode.error.type == "beeai_framework.tools.errors.ToolError"
+    assert [(c.type, c.message) for c in explode.error.causes] == [("RuntimeError", EXPLODE_MESSAGE)]
+    assert beeai.summary()["totals"]["failed_tool_executions"] == 1
+
+
+def test_beeai_model_calls_and_tokens(beeai: ta.Trace) -> None:
+    totals = beeai.summary()["totals"]
+    assert totals["model_calls"] == 3
+    assert {k: totals[k] for k in TOKENS} == TOKENS
+    assert {(c.model, c.provider) for c in beeai.model_calls} == {("scripted-orchestrator", "openai")}
