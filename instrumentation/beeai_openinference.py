@@ -18,6 +18,8 @@ event emitter and turns runs into spans (scope ``openinference.instrumentation.b
   error event. ``final_answer`` is a tool too (the agent's answer is its call).
 
 What it does not record: a tool call id on tool spans (the model's requests have them).
+``BeeAIInstrumentor()`` is a singleton whose ``__init__`` resets the hook that removes its listener:
+construct it once (as `_instrumentor` does), or ``uninstrument`` leaves the spans coming.
 
 The scenario
 ------------
@@ -28,6 +30,7 @@ A scripted ``ChatModel`` subclass (no network) plays `_generic_scenario.TURNS`; 
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 from collections.abc import AsyncGenerator
 from typing import Any
@@ -63,7 +66,11 @@ RECORDING = "beeai_generic"
 AGENT = "orchestrator"
 
 
+@functools.cache
 def _instrumentor() -> Any:
+    """The one instrumentor: ``BeeAIInstrumentor()`` is a singleton whose ``__init__`` forgets how to
+    remove its event listener, so constructing it again would leave the listener on after
+    ``uninstrument``."""
     from openinference.instrumentation.beeai import BeeAIInstrumentor
 
     return BeeAIInstrumentor()

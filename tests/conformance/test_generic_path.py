@@ -230,3 +230,16 @@ def test_beeai_model_calls_and_tokens(beeai: ta.Trace) -> None:
     assert totals["model_calls"] == 3
     assert {k: totals[k] for k in TOKENS} == TOKENS
     assert {(c.model, c.provider) for c in beeai.model_calls} == {("scripted-orchestrator", "openai")}
+
+
+@pytest.mark.parametrize("framework", sorted(STACKS))
+def test_switched_off_the_instrumentation_records_nothing(framework: str) -> None:
+    """``uninstrument`` stops the spans (BeeAI's instrumentor must be constructed once for that)."""
+    stack = _stack(framework)
+    first, second = len(stack.record_spans()), len(stack.record_spans())
+    assert first == second > 0
+    stack.instrument()
+    stack.uninstrument()
+    with ta.capture() as cap:
+        assert stack.run_scenario() == FINAL_OUTPUT
+    assert cap.trace().spans == ()
