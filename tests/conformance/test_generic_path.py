@@ -1,7 +1,8 @@
-"""Frameworks with no module of their own in the dialects, read through the generic OpenInference path
-alone: Haystack, DSPy and the BeeAI framework, each with its real OpenInference instrumentation and a
-scripted model (`instrumentation/_generic_scenario.py`: ``get_weather(city="Paris")``, then
-``explode()``, which fails, then the answer).
+"""Frameworks with no module of their own in the dialects, read through the generic path alone: Haystack,
+DSPy and the BeeAI framework with their real OpenInference instrumentation, and a tool loop on LiteLLM
+with OpenLLMetry's (GenAI messages beside OpenLLMetry's keys), each with a scripted model
+(`instrumentation/_generic_scenario.py`: ``get_weather(city="Paris")``, then ``explode()``, which
+fails, then the answer).
 
 Each case runs live when the framework is installed, and from its recording
 (``tests/data/<framework>_generic.json``; record again with ``python -m instrumentation.<module>``). The
@@ -32,6 +33,14 @@ STACKS = {
         "instrumentation.beeai_openinference",
         ("beeai_framework", "openinference.instrumentation.beeai"),
     ),
+    "litellm": ("instrumentation.litellm_traceloop", ("litellm", "opentelemetry.instrumentation.litellm")),
+}
+#: the dialect that reads each framework's spans (none of them framework-specific)
+DIALECTS = {
+    "haystack": "openinference",
+    "dspy": "openinference",
+    "beeai": "openinference",
+    "litellm": "traceloop",
 }
 FINAL_OUTPUT = "It is sunny in Paris; wear a light jacket."
 EXPLODE_MESSAGE = "explode failed: the detonator is broken"
@@ -85,6 +94,11 @@ def dspy(request: pytest.FixtureRequest) -> ta.Trace:
 
 
 @pytest.fixture(params=SOURCES)
+def litellm(request: pytest.FixtureRequest) -> ta.Trace:
+    return _trace("litellm", request.param)
+
+
+@pytest.fixture(params=SOURCES)
 def beeai(request: pytest.FixtureRequest) -> ta.Trace:
     return _trace("beeai", request.param)
 
@@ -101,8 +115,8 @@ def _nested(trace: ta.Trace) -> ta.TraceAsserter:
     return ta.TraceAsserter(trace).including_nested()
 
 
-def test_every_framework_is_read_by_openinference_alone() -> None:
-    """No framework-specific dialect: every classified span is OpenInference's."""
+def test_every_framework_is_read_by_a_generic_dialect_alone() -> None:
+    """No framework-specific dialect: every record comes from OpenInference's or OpenLLMetry's."""
     for framework in STACKS:
         trace = ta.load_trace(DATA / f"{framework}_generic.json")
         records = [
@@ -110,7 +124,7 @@ def test_every_framework_is_read_by_openinference_alone() -> None:
             *trace.model_calls,
             *(a for a in trace.all_agents() if not a.implicit),
         ]
-        assert {r.dialect for r in records} == {"openinference"}, framework
+        assert {r.dialect for r in records} == {DIALECTS[framework]}, framework
 
 
 # --------------------------------------------------------------------------------------------------
@@ -230,6 +244,39 @@ def test_beeai_model_calls_and_tokens(beeai: ta.Trace) -> None:
     assert totals["model_calls"] == 3
     assert {k: totals[k] for k in TOKENS} == TOKENS
     assert {(c.model, c.provider) for c in beeai.model_calls} == {("scripted-orchestrator", "openai")}
+
+
+# --------------------------------------------------------------------------------------------------
+# LiteLLM + OpenLLMetry (GenAI): model calls only; the tool results are in the next call's messages
+# --------------------------------------------------------------------------------------------------
+
+
+def test_litellm_marks_no_agent_and_none_is_made_up(litellm: ta.Trace) -> None:
+    assert _named_agents(litellm) == []
+
+
+def test_litellm_model_calls_requests_and_tokens(litellm: ta.Trace) -> None:
+    totals = litellm.summary()["totals"]
+    assert totals["model_calls"] == 3
+    assert {k: totals[k] for k in TOKENS} == TOKENS
+    assert {(c.model, c.provider) for c in litellm.model_calls} == {("scripted-orchestrator", "openai")}
+    requests = [
+        (r.name, dict(r.arguments), r.call_id) for c in litellm.model_calls for r in c.requested_tools
+    ]
+    assert requests == [
+        ("get_weather", {"city": "Paris"}, "call_0_get_weather"),
+        ("explode", {}, "call_1_explode"),
+    ]
+
+
+def test_litellm_explode_never_passes_as_not_failed(litellm: ta.Trace) -> None:
+    """The loop sends ``explode``'s error back as plain text (``Error: ...``): no producer marks it. Checks
+    on failures and calls of ``explode`` fail, saying "cannot tell" or naming ``explode``; they never pass."""
+    with pytest.raises(ta.TraceAssertionError, match="explode"):
+        _nested(litellm).has_no_failed_tool_executions()
+    with pytest.raises(ta.TraceAssertionError, match="explode"):
+        _nested(litellm).does_not_call_tool("explode")
+    assert [t.name for t in litellm.tool_executions if t.failed is False] in ([], ["get_weather"])
 
 
 @pytest.mark.parametrize("framework", sorted(STACKS))
