@@ -17,9 +17,10 @@ from pathlib import Path
 
 from opentelemetry.sdk.trace import ReadableSpan
 
+from . import ScenarioFacts
 from ._scenario import EXPLODE_MESSAGE, FINAL_OUTPUT, ORCHESTRATOR_MODEL, ORCHESTRATOR_TURNS, PROMPT, Turn
 
-__all__ = ["EXPLODE_MESSAGE", "FINAL_OUTPUT", "MODEL", "PROMPT", "TURNS", "get_weather", "save"]
+__all__ = ["EXPLODE_MESSAGE", "FINAL_OUTPUT", "MODEL", "PROMPT", "TURNS", "expected", "get_weather", "save"]
 
 #: the scripted model's turns: get_weather, explode, the answer
 TURNS: tuple[Turn, ...] = (ORCHESTRATOR_TURNS[0], ORCHESTRATOR_TURNS[1], ORCHESTRATOR_TURNS[3])
@@ -27,6 +28,34 @@ MODEL = ORCHESTRATOR_MODEL
 
 _ROOT = Path(__file__).resolve().parents[1]
 _DATA = _ROOT / "tests" / "data"
+
+
+def expected(
+    *,
+    agent: str | None = None,
+    extra_tools: tuple[str, ...] = (),
+    model_calls: int = len(TURNS),
+    usage: bool = True,
+) -> ScenarioFacts:
+    """The ground truth of the script as a framework runs it (never read from spans): ``agent`` the name
+    the app gives its agent (None: the framework names none), ``extra_tools`` the framework's own tools
+    run after the script's (DSPy's ``finish``), ``model_calls`` its calls of the model, ``usage`` whether
+    its model reports the script's usage (DSPy's ``DummyLM`` reports none: 0)."""
+    tools = [(t.tool, dict(t.args)) for t in TURNS if t.tool] + [(name, {}) for name in extra_tools]
+    tokens = [(t.input_tokens, t.output_tokens) for t in TURNS] if usage else [(0, 0)]
+    return ScenarioFacts(
+        agents=(agent,) if agent else (),
+        nested={},
+        tools_in_order=tuple(name for name, _ in tools),
+        tool_arguments=tuple(args for _, args in tools),
+        failed_tools=("explode",),
+        model_calls=model_calls,
+        own_model_calls={agent or "": model_calls},  # "": the app's one agent, which it names nowhere
+        input_tokens=sum(i for i, _ in tokens),
+        output_tokens=sum(o for _, o in tokens),
+        total_tokens=sum(i + o for i, o in tokens),
+        final_output=FINAL_OUTPUT,
+    )
 
 
 def get_weather(city: str) -> str:

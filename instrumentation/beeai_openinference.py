@@ -54,6 +54,7 @@ from ._routing import RoutingTracerProvider
 
 __all__ = [
     "AGENT",
+    "EXPECTED",
     "RECORDING",
     "instrument",
     "record_spans",
@@ -64,6 +65,9 @@ __all__ = [
 
 RECORDING = "beeai_generic"
 AGENT = "orchestrator"
+
+#: ground truth from the script (`_generic_scenario`)
+EXPECTED = _gs.expected(agent=AGENT, extra_tools=("final_answer",))
 
 
 @functools.cache

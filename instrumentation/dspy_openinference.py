@@ -42,9 +42,20 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 import dspy  # type: ignore[import-untyped]
 from dspy.utils import DummyLM  # type: ignore[import-untyped]
 
-__all__ = ["RECORDING", "instrument", "record_spans", "run_scenario", "run_scenario_async", "uninstrument"]
+__all__ = [
+    "EXPECTED",
+    "RECORDING",
+    "instrument",
+    "record_spans",
+    "run_scenario",
+    "run_scenario_async",
+    "uninstrument",
+]
 
 RECORDING = "dspy_generic"
+
+#: ground truth from the script (`_generic_scenario`)
+EXPECTED = _gs.expected(extra_tools=("finish",), model_calls=4, usage=False)
 
 
 def _instrumentor() -> Any:

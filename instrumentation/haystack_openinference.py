@@ -38,9 +38,12 @@ from . import _recording
 from ._instrumentors import switch_off, switch_on
 from ._routing import RoutingTracerProvider
 
-__all__ = ["RECORDING", "instrument", "record_spans", "run_scenario", "uninstrument"]
+__all__ = ["EXPECTED", "RECORDING", "instrument", "record_spans", "run_scenario", "uninstrument"]
 
 RECORDING = "haystack_generic"
+
+#: ground truth from the script (`_generic_scenario`)
+EXPECTED = _gs.expected()
 
 
 def _instrumentor() -> Any:

@@ -42,6 +42,7 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 import litellm  # type: ignore[import-untyped]
 
 __all__ = [
+    "EXPECTED",
     "RECORDING",
     "TOOLS",
     "instrument",
@@ -52,6 +53,10 @@ __all__ = [
 ]
 
 RECORDING = "litellm_generic"
+
+#: ground truth from the script (`_generic_scenario`)
+EXPECTED = _gs.expected()
+
 MODEL = f"openai/{_gs.MODEL}"
 TOOLS = [
     {

@@ -13,27 +13,19 @@ reported as not recorded ("cannot tell", None), never as a wrong value.
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 from typing import Any
 
 import pytest
 
 import traceassert as ta
-from tests._stackfacts import DATA
+from tests._stackfacts import DATA, stack_module
 
-#: framework -> (stack module, the packages it needs)
+#: framework -> its stack module (what each needs: ``tests._stackfacts.NEEDS``)
 STACKS = {
-    "haystack": (
-        "instrumentation.haystack_openinference",
-        ("haystack", "openinference.instrumentation.haystack"),
-    ),
-    "dspy": ("instrumentation.dspy_openinference", ("dspy", "openinference.instrumentation.dspy")),
-    "beeai": (
-        "instrumentation.beeai_openinference",
-        ("beeai_framework", "openinference.instrumentation.beeai"),
-    ),
-    "litellm": ("instrumentation.litellm_traceloop", ("litellm", "opentelemetry.instrumentation.litellm")),
+    "haystack": "instrumentation.haystack_openinference",
+    "dspy": "instrumentation.dspy_openinference",
+    "beeai": "instrumentation.beeai_openinference",
+    "litellm": "instrumentation.litellm_traceloop",
 }
 #: the dialect that reads each framework's spans (none of them framework-specific)
 DIALECTS = {
@@ -51,15 +43,7 @@ _LIVE: dict[str, ta.Trace] = {}
 
 
 def _stack(framework: str) -> Any:
-    module, needs = STACKS[framework]
-    for name in needs:
-        try:
-            found = importlib.util.find_spec(name) is not None
-        except ModuleNotFoundError:
-            found = False
-        if not found:
-            pytest.skip(f"needs {name}")
-    return importlib.import_module(module)
+    return stack_module(STACKS[framework])  # a skip where the framework is not installed
 
 
 def _live(framework: str) -> ta.Trace:
@@ -290,3 +274,14 @@ def test_switched_off_the_instrumentation_records_nothing(framework: str) -> Non
     with ta.capture() as cap:
         assert stack.run_scenario() == FINAL_OUTPUT
     assert cap.trace().spans == ()
+
+
+@pytest.mark.parametrize("framework", sorted(STACKS))
+def test_the_ground_truth_is_the_script(framework: str) -> None:
+    """`EXPECTED` (from the script) says what ran; where the trace records it, the trace agrees."""
+    facts = _stack(framework).EXPECTED
+    assert facts.final_output == FINAL_OUTPUT and facts.failed_tools == ("explode",)
+    assert facts.tools_in_order[:2] == ("get_weather", "explode")
+    trace = ta.load_trace(DATA / f"{framework}_generic.json")
+    assert trace.summary()["totals"]["model_calls"] == facts.model_calls
+    assert tuple(_named_agents(trace)) == facts.agents

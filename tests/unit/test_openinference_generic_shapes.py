@@ -152,3 +152,15 @@ def test_a_named_tool_in_a_named_tool_is_its_own_execution() -> None:
     outer = _oi(b, "plan", "TOOL", _oi(b, "chain", "CHAIN"), **{"tool.name": "plan", "input.value": "{}"})
     _oi(b, "lookup", "TOOL", outer, **{"tool.name": "lookup", "input.value": "{}"})
     assert [t.name for t in ta.Trace(b.spans).tool_executions] == ["plan", "lookup"]
+
+
+@pytest.mark.parametrize(
+    ("written", "role"),
+    [("ChatRole.USER", "user"), ("ChatRole.TOOL", "tool"), ("user", "user"), ("Role.user", "Role.user")],
+)
+def test_a_role_written_as_an_enum_member_is_its_name(written: str, role: str) -> None:
+    """Haystack's instrumentation writes ``str(ChatRole.TOOL)``: the role is ``tool``."""
+    from traceassert._dialects.openinference import flattened_messages
+
+    attrs = {"llm.input_messages.0.message.role": written, "llm.input_messages.0.message.content": "hi"}
+    assert flattened_messages(attrs, "llm.input_messages.")[0]["role"] == role
