@@ -27,11 +27,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .._common.redact import redact_text, redact_value
-from .generate_facts import AgentFacts, FailedTool, TraceFacts, trace_facts
+from .generate_facts import AgentFacts, TraceFacts, trace_facts
 from .literal import Unwritable, expected, literal
 
 if TYPE_CHECKING:
-    from .._model.records import ToolExecution
     from .._trace import Trace
 
 __all__ = ["GeneratedTest", "generate_test"]
@@ -85,30 +84,6 @@ def _arguments(live: Any, golden: dict[str, Any]) -> tuple[str | None, bool]:
     return ("{" + ", ".join(items) + "}" if items else None), dropped
 
 
-def _tool_lines(
-    var: str, ok_tools: list[tuple[ToolExecution, ToolExecution]], failed_tools: list[FailedTool]
-) -> Iterator[str]:
-    """The successful executions in order, with their arguments, and each failed tool, checked on ``var``."""
-    if ok_tools:
-        items = []
-        left_out = False
-        for golden, run in ok_tools:
-            args, dropped = _arguments(run.arguments, golden.arguments)
-            left_out = left_out or dropped
-            items.append(literal(golden.name) if args is None else f"({literal(golden.name)}, {args})")
-        if left_out:
-            yield _LEFT_OUT
-        yield from _call(f"{var}.has_tools_executed_in_order", items, one_per_line=True)
-    for failed in failed_tools:
-        if failed.needle:
-            yield from _call(
-                f"{var}.has_tool_execution_failed",
-                [literal(failed.name), f"error_containing={literal(failed.needle)}"],
-            )
-        else:
-            yield f"{var}.has_tool_execution_failed({literal(failed.name)})"
-
-
 def _agent_lines(facts: AgentFacts, var: str) -> Iterator[str]:
     name = literal(facts.name)
     where = f", nested in {', '.join(literal(p) for p, _ in facts.parents)}" if facts.parents else ""
@@ -124,7 +99,24 @@ def _agent_lines(facts: AgentFacts, var: str) -> Iterator[str]:
     if not facts.checkable:
         yield "# its runs ended differently (a failure or a cancellation): what they did is not checked"
         return
-    yield from _tool_lines(var, facts.ok_tools, facts.failed)
+    if facts.ok_tools:
+        items = []
+        left_out = False
+        for golden, run in facts.ok_tools:
+            args, dropped = _arguments(run.arguments, golden.arguments)
+            left_out = left_out or dropped
+            items.append(literal(golden.name) if args is None else f"({literal(golden.name)}, {args})")
+        if left_out:
+            yield _LEFT_OUT
+        yield from _call(f"{var}.has_tools_executed_in_order", items, one_per_line=True)
+    for failed in facts.failed:
+        if failed.needle:
+            yield from _call(
+                f"{var}.has_tool_execution_failed",
+                [literal(failed.name), f"error_containing={literal(failed.needle)}"],
+            )
+        else:
+            yield f"{var}.has_tool_execution_failed({literal(failed.name)})"
     for target in facts.handoff_targets:
         yield f"{var}.has_handed_off_to({literal(target)})"
     if not facts.handoffs:
@@ -156,7 +148,6 @@ def _outside_lines(facts: TraceFacts) -> Iterator[str]:
         yield "# tools executed outside any agent (the counts take in every execution of the tool)"
         for name, n in facts.outside_tools:
             yield f"a.called_tool({literal(name)}, count={n})"
-        yield from _tool_lines("a", facts.outside_ok, facts.outside_failed)
 
 
 def _margin(token_margin: Any) -> float | None:

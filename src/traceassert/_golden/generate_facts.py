@@ -85,10 +85,6 @@ class TraceFacts:
     unnamed_agents: int
     #: (tool name, every execution of that name ``called_tool`` counts) for the tools run outside agents
     outside_tools: list[tuple[str, int]]
-    #: in a trace with no named agent, the tools run outside agents as the root's invocation checks see
-    #: them: the successful ones (golden's, run's) and the failed ones
-    outside_ok: list[tuple[ToolExecution, ToolExecution]]
-    outside_failed: list[FailedTool]
     #: the token total (a whole number: counts are read as ints) and how many calls record one; None when
     #: no budget can be checked
     tokens: tuple[int, int] | None
@@ -217,14 +213,6 @@ def trace_facts(live: Trace) -> TraceFacts:
     counts = [
         (n, len(called_tool(reader.probe, n, count=ANY_NUMBER).selected_tools())) for n in sorted(outside)
     ]
-    outside_ok: list[tuple[ToolExecution, ToolExecution]] = []
-    outside_failed: list[FailedTool] = []
-    if not top:  # the root's invocation checks see the work outside any agent
-        mine = [t for t in golden.tool_executions if (t.agent is None or t.agent.implicit) and t.name]
-        outside_ok = [(t, reader.run_of(t)) for t in mine if t.failed is False]
-        for tool_name in sorted({t.name for t in mine if t.failed is True}):
-            failed = [t for t in mine if t.name == tool_name and t.failed is True]
-            outside_failed.append(FailedTool(tool_name, _needle(failed, [reader.run_of(t) for t in failed])))
     tokens, no_budget = _tokens(golden)
     return TraceFacts(
         turns=len(turns_in(reader.probe)),
@@ -232,8 +220,6 @@ def trace_facts(live: Trace) -> TraceFacts:
         agents=agents,
         unnamed_agents=sum(len(runs) for name, runs in by_name.items() if not name),
         outside_tools=counts,
-        outside_ok=outside_ok,
-        outside_failed=outside_failed,
         tokens=tokens,
         no_budget=no_budget,
     )
