@@ -133,15 +133,17 @@ def test_haystack_model_calls_and_tokens(haystack: ta.Trace) -> None:
 
 
 def test_haystack_tool_outcomes_are_unknown_not_passed(haystack: ta.Trace) -> None:
-    """The Agent runs its tools with no span and the model's input keeps only the tool messages' role:
-    the tools' outcomes are not recorded, and the checks they could change say "cannot tell"."""
-    assert haystack.tool_executions == ()
-    assert haystack.summary()["totals"]["unexecuted_tool_requests"] == 2
-    assert "no execution recorded" in haystack.render()
+    """The Agent runs its tools with no span and the model's input keeps only the tool messages' role
+    (no content, no call id): no tool's outcome is recorded. Each request is left unanswered or, where
+    the conversation shows a tool message for it, an execution of unknown outcome; the checks the
+    outcomes could change fail, naming ``explode``; none passes."""
+    totals = haystack.summary()["totals"]
+    assert totals["tool_executions"] + totals["unexecuted_tool_requests"] == 2
+    assert all(t.failed is None for t in haystack.tool_executions)
     assert "requested, not executed" not in haystack.render()
-    with pytest.raises(ta.TraceAssertionError, match="cannot tell"):
+    with pytest.raises(ta.TraceAssertionError, match="explode"):
         _nested(haystack).has_no_failed_tool_executions()
-    with pytest.raises(ta.TraceAssertionError, match="cannot tell: tool 'explode' was requested"):
+    with pytest.raises(ta.TraceAssertionError, match="explode"):
         _nested(haystack).does_not_call_tool("explode")
 
 
@@ -260,7 +262,7 @@ def test_litellm_explode_never_passes_as_not_failed(litellm: ta.Trace) -> None:
         _nested(litellm).has_no_failed_tool_executions()
     with pytest.raises(ta.TraceAssertionError, match="explode"):
         _nested(litellm).does_not_call_tool("explode")
-    assert [t.name for t in litellm.tool_executions if t.failed is False] in ([], ["get_weather"])
+    assert [t.name for t in litellm.tool_executions if t.failed is not None] in ([], ["get_weather"])
 
 
 @pytest.mark.parametrize("framework", sorted(STACKS))
