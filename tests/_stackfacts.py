@@ -120,6 +120,10 @@ RECORDINGS: Mapping[str, Recording] = {
 #: stack module -> the modules it needs (its framework and instrumentation): `stack_module` skips the
 #: test where one is not installed
 NEEDS: Mapping[str, tuple[str, ...]] = {
+    "instrumentation.haystack_openinference": ("haystack", "openinference.instrumentation.haystack"),
+    "instrumentation.dspy_openinference": ("dspy", "openinference.instrumentation.dspy"),
+    "instrumentation.beeai_openinference": ("beeai_framework", "openinference.instrumentation.beeai"),
+    "instrumentation.litellm_traceloop": ("litellm", "opentelemetry.instrumentation.litellm"),
     "instrumentation.agent_framework": ("agent_framework",),
     "instrumentation.langgraph_openinference": (
         "langgraph.prebuilt",

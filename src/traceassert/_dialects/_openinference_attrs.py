@@ -7,6 +7,7 @@ A list is flattened into one key per field: ``llm.output_messages.N.message.role
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -46,12 +47,23 @@ RETRIEVAL_DOCUMENTS = "retrieval.documents."
 _MESSAGE_FIELDS = tuple((key, f"message.{key}") for key in ("role", "content", "name", "tool_call_id"))
 
 
+#: a role written as the ``str()`` of a Python enum member (``ChatRole.TOOL``): the member's name is the role
+_ENUM_ROLE = re.compile(r"[A-Z][A-Za-z0-9]*\.([A-Z][A-Z_]*)")
+
+
+def _role(value: Any) -> Any:
+    """``value`` as a role: an enum member's ``str()`` (``ChatRole.USER``) is ``user``."""
+    if isinstance(value, str) and (match := _ENUM_ROLE.fullmatch(value)):
+        return match.group(1).lower()
+    return value
+
+
 def _message(fields: Mapping[str, Any]) -> dict[str, Any]:
     """One message in the OpenAI chat shape, from its flattened ``message.*`` fields."""
     msg: dict[str, Any] = {}
     for key, field in _MESSAGE_FIELDS:
         if field in fields:
-            msg[key] = fields[field]
+            msg[key] = _role(fields[field]) if key == "role" else fields[field]
 
     parts = indexed(fields, "message.contents.")
     if parts and "content" not in msg:

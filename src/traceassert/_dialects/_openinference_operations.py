@@ -33,10 +33,10 @@ from ._openinference_attrs import (
     TOKENS_PROMPT,
     TOKENS_TOTAL,
     TOOL_CALL_ID,
-    TOOL_NAME,
     documents,
     flattened_messages,
 )
+from ._openinference_tools import schema_arguments, tool_name
 from ._span_names import agent_name as named_agent
 
 if TYPE_CHECKING:
@@ -156,9 +156,9 @@ def tool_operation(span: Span, failed: bool | None, error: ErrorInfo | None) -> 
     return Operation(
         kind="tool",
         dialect=NAME,
-        name=as_str(attrs.get(TOOL_NAME)) or span.name,
+        name=tool_name(span),
         call_id=as_str(attrs.get(TOOL_CALL_ID)) or call_id,
-        arguments=li.tool_arguments(sa.tool_arguments(attrs.get(INPUT_VALUE))),
+        arguments=schema_arguments(li.tool_arguments(sa.tool_arguments(attrs.get(INPUT_VALUE))), attrs),
         result=result,
         input=attrs.get(INPUT_VALUE),
         output=result,

@@ -9,8 +9,10 @@ AGENT         an agent invocation named ``agent.name`` (else the span name). Two
               OpenAI Agents trace span (an AGENT span without ``agent.name``, named after the
               workflow) is a ``workflow``; a LangGraph *node* whose name contains "agent" (the
               LangChain instrumentation makes such runs AGENT spans) is ``other``.
-TOOL          a tool execution: ``tool.name``, arguments from ``input.value`` (JSON, or the bare
-              value of a single-argument LangChain tool), result from ``output.value`` (a
+TOOL          a tool execution: ``tool.name`` (else the span name less ``.__call__``), arguments
+              from ``input.value`` (JSON, or the bare value of a single-argument LangChain tool; out
+              of an envelope the recorded ``tool.json_schema`` does not fit), result from
+              ``output.value`` (a
               serialised LangChain ``ToolMessage`` gives its content and ``tool_call_id``).
 LLM           a model call (``chat``): ``llm.model_name``, ``llm.provider`` / ``llm.system``,
               ``llm.token_count.prompt/completion/total``, ``llm.finish_reason`` and the tool calls
@@ -32,6 +34,9 @@ A span without ``openinference.span.kind`` is read only when it has keys no othe
 Errors: status ERROR (OpenInference records the exception as an ``exception`` event). The OpenAI
 Agents instrumentation has no event; its status description ``"<message>: {<data>}"`` gives the error
 message from the data's ``error`` entry.
+
+An AGENT or TOOL span that names nothing, directly inside a span of its kind that does, is a step of
+that agent or execution, not another one (`refine`; see ``_openinference_tools``).
 
 A graph that LangGraph runs inside another graph's node (an agent called from a tool, a subgraph node)
 cannot be told from the node's own runnables by its attributes alone: `refine`, which the
@@ -81,6 +86,7 @@ from ._openinference_operations import (
     tool_operation,
     workflow_operation,
 )
+from ._openinference_tools import nameless_steps
 
 if TYPE_CHECKING:
     from .._model.tree import SpanTree
@@ -209,6 +215,7 @@ def refine(trace: SpanTree, operation_of: Callable[[Span], Operation | None]) ->
     """Operations that knowing the span tree changes: every OpenInference span that runs a LangGraph
     graph inside another graph's node becomes an agent invocation named after the graph."""
     changed = li.agent_runs(trace, operation_of, agent_operation)  # LlamaIndex agent workflow runs
+    changed += nameless_steps(trace, operation_of, NAME)  # a nameless span in a named one of its kind
 
     for span in trace.spans:
         op = operation_of(span)
