@@ -244,3 +244,13 @@ def test_a_bar_is_failed_when_its_record_failed_not_when_control_flow_marked_it_
     unmarked = _tool_trace(**{"gen_ai.tool.call.arguments": "{}", "error.type": "ValueError"})
     assert unmarked.tool_executions[0].failed and not unmarked.tool_executions[0].span.status.is_error
     assert _failed_rows(unmarked)["execute_tool t"] is True
+
+
+def test_the_page_counts_no_agent_invocation_for_work_outside_any_agent() -> None:
+    """The chat spans of a provider SDK alone: one stand-in invocation holds them, and the page's
+    counts line, like the text tree's first line, says 0 agent invocations."""
+    trace = ta.load_trace(DATA / "openai_v2_chat_only.json")
+    assert [a.implicit for a in trace.agents] == [True]
+    counts = trace_view(trace)["counts"]
+    assert counts["agent_invocations"] == 0 and counts["model_calls"] == 5
+    assert trace.render().startswith("trace: 5 spans, 0 agent invocation(s)")

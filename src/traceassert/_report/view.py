@@ -35,7 +35,8 @@ def trace_view(trace: Trace, *, redact: bool | Iterable[str] = True, limit: int 
         "strings": values.strings,
         "counts": {
             "spans": len(rows),
-            "agent_invocations": len(trace.all_agents()),
+            # the work outside any agent is no agent invocation (as in the text tree's first line)
+            "agent_invocations": sum(1 for a in trace.all_agents() if not a.implicit),
             "tool_executions": len(tools),
             "failed_tool_executions": sum(1 for t in tools if t.failed),
             "model_calls": len(trace.model_calls),
