@@ -15,8 +15,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from .._model.span import EMPTY_MAPPING
-from .common import TRUNCATED, Context, event, freeze_attributes_json, iso_to_ns, link, make_span
-from .sdk import kind_of, status_from_json
+from .common import TRUNCATED, Context, freeze_attributes_json, iso_to_ns, make_span
+from .sdk import events_from_json, kind_of, links_from_json, status_from_json
 
 __all__ = ["NAME", "convert", "is_record"]
 
@@ -53,29 +53,6 @@ def _resource(value: Any, keys: dict[str, str]) -> Mapping[str, Any]:
     return freeze_attributes_json(attrs, keys) if attrs else EMPTY_MAPPING
 
 
-def _events(items: Any, keys: dict[str, str]) -> tuple[Any, ...]:
-    if not items:
-        return ()
-    if items.__class__ is not list:
-        raise TypeError("events must be an array")
-    return tuple(
-        event(ev["name"], iso_to_ns(ev.get("timestamp")), freeze_attributes_json(ev.get("attributes"), keys))
-        for ev in items
-    )
-
-
-def _links(items: Any, keys: dict[str, str]) -> tuple[Any, ...]:
-    if not items:
-        return ()
-    if items.__class__ is not list:
-        raise TypeError("links must be an array")
-    out = []
-    for lk in items:
-        trace_id, span_id = _ids(lk["context"])
-        out.append(link(trace_id, span_id, freeze_attributes_json(lk.get("attributes"), keys)))
-    return tuple(out)
-
-
 def convert(key: str | None, where: str, value: Any, ctx: Context) -> None:
     """Add one ``AgentTrace`` span."""
     if value.__class__ is not dict:
@@ -104,10 +81,10 @@ def convert(key: str | None, where: str, value: Any, ctx: Context) -> None:
             iso_to_ns(value.get("end_time")),
             status_from_json(value.get("status")),
             freeze_attributes_json(value.get("attributes"), keys),
-            _events(value.get("events"), keys),
+            events_from_json(value.get("events"), keys),
             _resource(value.get("resource"), keys),
             None,
             None,
-            _links(value.get("links"), keys),
+            links_from_json(value.get("links"), keys, _ids),
         )
     )

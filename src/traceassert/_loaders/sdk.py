@@ -10,7 +10,7 @@ The SDK's JSON has no instrumentation scope, so ``scope_name`` is None unless th
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from .._model.span import EMPTY_MAPPING, Status
@@ -28,7 +28,15 @@ from .common import (
     status_of,
 )
 
-__all__ = ["NAME", "convert", "is_record", "kind_of", "status_from_json"]
+__all__ = [
+    "NAME",
+    "convert",
+    "events_from_json",
+    "is_record",
+    "kind_of",
+    "links_from_json",
+    "status_from_json",
+]
 
 NAME = "sdk"
 
@@ -136,21 +144,22 @@ def events_from_json(items: Any, keys: dict[str, str]) -> tuple[Any, ...]:
     )
 
 
-def _links(items: Any, keys: dict[str, str]) -> tuple[Any, ...]:
+def _hex_ids(context: Any) -> tuple[str, str]:
+    return hex_id(context["trace_id"], 16), hex_id(context["span_id"], 8)
+
+
+def links_from_json(
+    items: Any, keys: dict[str, str], ids: Callable[[Any], tuple[str, str]] = _hex_ids
+) -> tuple[Any, ...]:
+    """A ``links`` array of ``to_json()`` form; ``ids`` reads a link's context (hex ids by default)."""
     if not items:
         return ()
     if items.__class__ is not list:
         raise TypeError("links must be an array")
     out = []
     for lk in items:
-        context = lk["context"]
-        out.append(
-            link(
-                hex_id(context["trace_id"], 16),
-                hex_id(context["span_id"], 8),
-                freeze_attributes_json(lk.get("attributes"), keys),
-            )
-        )
+        trace_id, span_id = ids(lk["context"])
+        out.append(link(trace_id, span_id, freeze_attributes_json(lk.get("attributes"), keys)))
     return tuple(out)
 
 
@@ -180,6 +189,6 @@ def convert(key: str | None, where: str, value: Any, ctx: Context) -> None:
             _resource(value.get("resource"), keys),
             scope_name,
             scope_version,
-            _links(value.get("links"), keys),
+            links_from_json(value.get("links"), keys),
         )
     )
