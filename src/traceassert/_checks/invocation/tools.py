@@ -272,7 +272,9 @@ def has_no_failed_tool_executions(
     targets = gate(sel, check, message, scoped=True)
     tools = tools_of(sel, targets)
     failed = [t for t in tools if t.failed is True]
-    unknown = [t for t in tools if t.failed is None]
+    # an execution the producer did not say the outcome of (a tool message from the conversation, say):
+    # cannot tell, unless unknown outcomes are accepted on purpose
+    unknown = [] if sel.unknown_outcomes == "accept" else [t for t in tools if t.failed is None]
     if failed or unknown:
         parts = []
         if failed:
@@ -283,6 +285,7 @@ def has_no_failed_tool_executions(
             parts.append(
                 f"the producer did not record whether {len(unknown)} execution(s) failed: "
                 + first_of(repr(t.name) for t in unknown)
+                + " (accepting_unknown_outcomes() accepts them on purpose)"
             )
         fail(
             sel,
