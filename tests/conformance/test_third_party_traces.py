@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 
 import traceassert as ta
+from tests._thirdparty import THIRD_PARTY
 
-ROOT = Path(os.environ.get("TRACEASSERT_THIRD_PARTY", "/work/shared/third_party_traces"))
+ROOT = THIRD_PARTY
 if not ROOT.is_dir() and not os.environ.get("CI"):
     pytest.skip(f"{ROOT} is absent (third-party trace files)", allow_module_level=True)
 

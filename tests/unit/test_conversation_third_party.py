@@ -10,34 +10,17 @@ see them.
 from __future__ import annotations
 
 import dataclasses
-import os
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 import traceassert as ta
+from tests._thirdparty import third_party
 from traceassert._golden import slim_trace
 
 
-def _third_party() -> Path:
-    found = next(
-        (
-            p / "shared" / "third_party_traces"
-            for p in Path(__file__).resolve().parents
-            if (p / "shared" / "third_party_traces").is_dir()
-        ),
-        None,
-    )
-    if found is None:
-        if os.environ.get("CI"):
-            pytest.fail("../shared/third_party_traces is missing")
-        pytest.skip("../shared/third_party_traces is absent")
-    return found
-
-
 def _load(name: str) -> ta.Trace:
-    return ta.load_trace(_third_party() / name)
+    return ta.load_trace(third_party(name))
 
 
 def _without_tool_spans(trace: ta.Trace) -> ta.Trace:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -19,6 +18,7 @@ from typing import Any
 import pytest
 
 import traceassert as ta
+from tests._thirdparty import third_party
 from tests.unit.spanbuilder import SpanBuilder
 from traceassert._dialects import records_tool_executions
 from traceassert.cli import main
@@ -281,26 +281,6 @@ def test_cli_no_failed_tools_and_does_not_call_tool(
 
 # -- files other projects recorded --------------------------------------------------------------------------
 
-_REPO = Path(__file__).resolve().parents[2]
-#: ``../shared/third_party_traces`` beside the repository (or beside the folder of its worktrees)
-THIRD_PARTY = next(
-    (
-        p / "shared" / "third_party_traces"
-        for p in (_REPO.parent, _REPO.parent.parent)
-        if (p / "shared" / "third_party_traces").is_dir()
-    ),
-    _REPO.parent / "shared" / "third_party_traces",
-)
-
-
-def _third_party(relative: str) -> Path:
-    path = THIRD_PARTY / relative
-    if not path.is_file():
-        if os.environ.get("CI"):
-            pytest.fail(f"missing third-party trace {path}")
-        pytest.skip(f"third-party traces not available ({path})")
-    return path
-
 
 @pytest.mark.parametrize(
     "relative",
@@ -312,7 +292,7 @@ def _third_party(relative: str) -> Path:
 def test_a_model_client_capture_cannot_tell(relative: str) -> None:
     """OpenInference's and OpenLLMetry's OpenAI client instrumentations record the model's call of
     lookup_order, never whether it ran."""
-    trace = ta.load_trace(_third_party(relative))
+    trace = ta.load_trace(third_party(relative))
     assert trace.tool_executions == ()
     (request,) = trace.tool_requests
     assert request.name == "lookup_order" and request.outcome_unknown
