@@ -11,12 +11,10 @@ answer) is not a span and is not read: the agent span records it too.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
-from .._model.span import EMPTY_MAPPING
 from .common import TRUNCATED, Context, freeze_attributes_json, iso_to_ns, make_span
-from .sdk import events_from_json, kind_of, links_from_json, status_from_json
+from .sdk import events_from_json, kind_of, links_from_json, resource_from_json, status_from_json
 
 __all__ = ["NAME", "convert", "is_record"]
 
@@ -42,15 +40,6 @@ def _ids(context: Any) -> tuple[str, str]:
     if context.__class__ is not dict:
         raise TypeError(f"a span context must be an object, got {type(context).__name__}")
     return _int_id(context.get("trace_id"), 16), _int_id(context.get("span_id"), 8)
-
-
-def _resource(value: Any, keys: dict[str, str]) -> Mapping[str, Any]:
-    if not value:
-        return EMPTY_MAPPING
-    if value.__class__ is not dict:
-        raise TypeError("resource must be an object")
-    attrs = value.get("attributes")
-    return freeze_attributes_json(attrs, keys) if attrs else EMPTY_MAPPING
 
 
 def convert(key: str | None, where: str, value: Any, ctx: Context) -> None:
@@ -82,7 +71,7 @@ def convert(key: str | None, where: str, value: Any, ctx: Context) -> None:
             status_from_json(value.get("status")),
             freeze_attributes_json(value.get("attributes"), keys),
             events_from_json(value.get("events"), keys),
-            _resource(value.get("resource"), keys),
+            resource_from_json(value.get("resource"), keys),
             None,
             None,
             links_from_json(value.get("links"), keys, _ids),

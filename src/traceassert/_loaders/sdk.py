@@ -35,6 +35,7 @@ __all__ = [
     "is_record",
     "kind_of",
     "links_from_json",
+    "resource_from_json",
     "status_from_json",
 ]
 
@@ -106,7 +107,8 @@ def status_from_json(value: Any) -> Status:
     return status_of(name, description)
 
 
-def _resource(value: Any, keys: dict[str, str]) -> Mapping[str, Any]:
+def resource_from_json(value: Any, keys: dict[str, str]) -> Mapping[str, Any]:
+    """A ``resource`` object of ``to_json()`` form: its ``attributes``."""
     if not value:
         return EMPTY_MAPPING
     if value.__class__ is not dict:
@@ -186,7 +188,7 @@ def convert(key: str | None, where: str, value: Any, ctx: Context) -> None:
             status_from_json(value.get("status")),
             freeze_attributes_json(value.get("attributes"), keys),
             events_from_json(value.get("events"), keys),
-            _resource(value.get("resource"), keys),
+            resource_from_json(value.get("resource"), keys),
             scope_name,
             scope_version,
             links_from_json(value.get("links"), keys),
