@@ -7,10 +7,8 @@ from collections.abc import Sequence
 from ..._model.records import ModelCall, Retrieval
 from ..count import AT_LEAST_ONE, Count
 from ..describe import call_text
-from ..fail import fail
 from ..selection import Selection
-from .gate import gate, invocation_check, model_calls_of, own_chat_calls, principal, retrievals_of, scope_text
-from .records import who
+from .gate import fail_on, gate, invocation_check, model_calls_of, own_chat_calls, principal, retrievals_of
 
 __all__ = [
     "has_finish_reason",
@@ -78,13 +76,13 @@ def _inv_count_check(
         what = f"{calls_of!r} model call(s)" if calls_of else "model call(s)"
     if not count.ok(len(calls)):
         all_calls = model_calls_of(sel, targets)
-        fail(
+        fail_on(
             sel,
-            f"{check} on {who(targets)}",
+            check,
+            targets,
             f"expected {count.text} {what}, found {len(calls)}",
             message=message,
-            details=scope_text(sel, targets)
-            + f"\nmodel calls in scope ({len(all_calls)}, failed ones included):\n"
+            more=f"\nmodel calls in scope ({len(all_calls)}, failed ones included):\n"
             + _call_lines(all_calls),
         )
     return sel
@@ -160,12 +158,13 @@ def has_finish_reason(sel: Selection, reason: str, *, message: str | None = None
             for t in bad
         )
         calls = [c for t in counted for c in t.model_calls]
-        fail(
+        fail_on(
             sel,
-            f"{check} on {who(targets)}",
+            check,
+            targets,
             f"expected the final response to finish with {reason!r}, found {found}",
             message=message,
-            details=scope_text(sel, targets) + "\nits own model calls:\n" + _call_lines(calls),
+            more="\nits own model calls:\n" + _call_lines(calls),
         )
     return sel
 
@@ -187,12 +186,13 @@ def has_retrieved_source_containing(sel: Selection, text: str, *, message: str |
             if not retrievals
             else f"{len(sources)} source(s) from {len(retrievals)} retrieval(s), none containing it"
         )
-        fail(
+        fail_on(
             sel,
-            f"{check} on {who(targets)}",
+            check,
+            targets,
             f"expected a retrieved source containing {text!r} (case-sensitive), found {found}",
             message=message,
-            details=scope_text(sel, targets) + "\nretrieved sources:\n" + _source_lines(retrievals),
+            more="\nretrieved sources:\n" + _source_lines(retrievals),
         )
     return sel
 
@@ -209,20 +209,21 @@ def has_no_retrieved_sources(
     retrievals = retrievals_of(sel, targets)
     sources = [d for r in retrievals for d in r.documents]
     if not retrievals:
-        fail(
+        fail_on(
             sel,
-            f"{check} on {who(targets)}",
+            check,
+            targets,
             "expected a retrieval that found no sources, found no retrieval at all: nothing shows that "
             "no sources were retrieved (is retrieval instrumented?)",
             message=message,
-            details=scope_text(sel, targets),
         )
     elif sources:
-        fail(
+        fail_on(
             sel,
-            f"{check} on {who(targets)}",
+            check,
+            targets,
             f"expected no retrieved sources, found {len(sources)}",
             message=message,
-            details=scope_text(sel, targets) + "\nretrieved sources:\n" + _source_lines(retrievals),
+            more="\nretrieved sources:\n" + _source_lines(retrievals),
         )
     return sel

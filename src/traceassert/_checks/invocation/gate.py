@@ -26,6 +26,7 @@ from .records import execution_key, has_ancestor_in, is_chat, merge_records, too
 __all__ = [
     "Closed",
     "acknowledge",
+    "fail_on",
     "gate",
     "invocation_check",
     "is_marked",
@@ -174,6 +175,21 @@ def gate(
 
 def _error_text(inv: AgentInvocation) -> str:
     return str(inv.error) if inv.error is not None else "no error details recorded"
+
+
+def fail_on(
+    sel: Selection,
+    check: str,
+    targets: Sequence[AgentInvocation],
+    problem: str,
+    *,
+    message: str | None,
+    more: str = "",
+) -> None:
+    """The failure of an invocation check: ``check on <the invocations>``, the problem, the invocations
+    checked and ``more`` (the records the check looked at)."""
+    __tracebackhide__ = True
+    fail(sel, f"{check} on {who(targets)}", problem, message=message, details=scope_text(sel, targets) + more)
 
 
 def listing(sel: Selection, title: str, tools: Sequence[ToolExecution]) -> str:

@@ -11,11 +11,10 @@ from typing import TYPE_CHECKING
 
 from ..._model.records import AgentInvocation, Handoff
 from ..describe import one_name, python_call
-from ..fail import fail
 from ..monocle.handoffs import describe_handoffs, hands_to
 from ..selection import Selection
-from .gate import gate, invocation_check, model_calls_of, scope_text, walk
-from .records import merge_records, who
+from .gate import fail_on, gate, invocation_check, model_calls_of, walk
+from .records import merge_records
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -45,14 +44,14 @@ def has_handed_off_to(sel: Selection, agent_name: str, *, message: str | None = 
             if not r.executed and r.name in (f"transfer_to_{name}", f"handoff_to_{name}")
         ]
         also = f" (the model asked for {asked[0]!r} {len(asked)} time(s); never carried out)" if asked else ""
-        fail(
+        fail_on(
             sel,
-            f"{check} on {who(targets)}",
+            check,
+            targets,
             f"expected a handoff to {name!r}, found "
             + (f"handoffs to others only: {describe_handoffs(handoffs)}" if handoffs else "no handoff")
             + also,
             message=message,
-            details=scope_text(sel, targets),
         )
     return sel
 
@@ -67,11 +66,11 @@ def has_no_handoffs(
     targets = gate(sel, check, message, scoped=True)
     handoffs = handoffs_of(sel, targets)
     if handoffs:
-        fail(
+        fail_on(
             sel,
-            f"{check} on {who(targets)}",
+            check,
+            targets,
             f"expected no handoff, found {len(handoffs)}: {describe_handoffs(handoffs)}",
             message=message,
-            details=scope_text(sel, targets),
         )
     return sel

@@ -7,7 +7,6 @@ from collections import Counter
 
 from ..._render import describe_tool
 from ..describe import first_of, name_counts, python_call
-from ..fail import fail
 from ..matching import match_one_to_one
 from ..selection import Selection
 from ..unknown import cannot_tell, unknowns_of
@@ -18,8 +17,8 @@ from .args import (
     label,
     success,
 )
-from .gate import gate, invocation_check, listing, mark, model_calls_of, scope_text, tools_of
-from .records import tool_lines, who
+from .gate import fail_on, gate, invocation_check, listing, mark, model_calls_of, tools_of
+from .records import tool_lines
 
 __all__ = ["has_tools_executed_exactly_in_any_order", "has_tools_executed_in_order"]
 
@@ -60,15 +59,14 @@ def has_tools_executed_in_order(
     earlier = [j + 1 for j in range(start) if ok[j].name == name and fits(expected, ok[j])]
     if earlier:
         problem += f"; it ran before, as successful execution(s) {', '.join(map(str, earlier))}"
-    fail(
+    fail_on(
         sel,
-        f"{check} on {who(targets)}",
+        check,
+        targets,
         f"expected successful executions in the order {', '.join(label(n, e) for n, e in wanted)}; "
         + problem,
         message=message,
-        details=scope_text(sel, targets)
-        + f"\nsuccessful executions in order ({len(ok)}):\n"
-        + tool_lines(ok),
+        more=f"\nsuccessful executions in order ({len(ok)}):\n" + tool_lines(ok),
     )
     return sel
 
@@ -110,24 +108,26 @@ def has_tools_executed_exactly_in_any_order(
     if problems:
         expected_names = Counter(n for n, _ in wanted)
         found_names = Counter(t.name for t in tools if t.failed is False)
-        fail(
+        fail_on(
             sel,
-            f"{check} on {who(targets)}",
+            check,
+            targets,
             f"expected exactly {name_counts(expected_names)} to run successfully and no other tool, "
             f"found {name_counts(found_names)} successful; " + "; ".join(problems),
             message=message,
-            details=scope_text(sel, targets) + listing(sel, "executions in scope", tools),
+            more=listing(sel, "executions in scope", tools),
         )
         return sel
     unknown = unknowns_of(sel, model_calls_of(sel, targets))
     if unknown:
-        fail(
+        fail_on(
             sel,
-            f"{check} on {who(targets)}",
+            check,
+            targets,
             f"expected exactly {name_counts(Counter(n for n, _ in wanted))} to run successfully and no other "
             "tool, found just that, but " + cannot_tell(sel, unknown, ", as one more execution"),
             message=message,
-            details=scope_text(sel, targets) + listing(sel, "executions in scope", tools),
+            more=listing(sel, "executions in scope", tools),
         )
         return sel
     mark(sel, (t for t in tools if t.failed is False))

@@ -14,10 +14,8 @@ from typing import Any
 
 from ..._model.errorinfo import causes_from_stacktrace
 from ..._model.records import AgentInvocation, ErrorInfo
-from ..fail import fail
 from ..selection import Selection
-from .gate import acknowledge, gate, invocation_check, principal, scope_text
-from .records import who
+from .gate import acknowledge, fail_on, gate, invocation_check, principal
 
 __all__ = [
     "causes_from_stacktrace",
@@ -124,12 +122,12 @@ def has_succeeded(sel: Selection, *, message: str | None = None) -> Selection:
     targets, counted = picked
     bad = [t for t in counted if t.status != "succeeded"]
     if bad:
-        fail(
+        fail_on(
             sel,
-            f"{check} on {who(targets)}",
+            check,
+            targets,
             "expected success, found " + "; ".join(f"{t.name}: {_status_text(t)}" for t in bad),
             message=message,
-            details=scope_text(sel, targets),
         )
     return sel
 
@@ -140,12 +138,12 @@ def _inv_failed_check(sel: Selection, check: str, message: str | None, wanted: s
     targets, counted = picked
     bad = [t for t in counted if t.status != "failed" or not test(error_chain(t))]
     if bad:
-        fail(
+        fail_on(
             sel,
-            f"{check} on {who(targets)}",
+            check,
+            targets,
             f"expected {wanted}, found " + "; ".join(f"{t.name}: {_status_text(t)}" for t in bad),
             message=message,
-            details=scope_text(sel, targets),
         )
         return sel
     acknowledge(sel, counted)

@@ -26,7 +26,7 @@ from .args import (
     none_successful,
     run_requirements,
 )
-from .gate import gate, invocation_check, listing, mark, model_calls_of, scope_text, tools_of
+from .gate import fail_on, gate, invocation_check, listing, mark, model_calls_of, scope_text, tools_of
 from .records import execution_key, tool_lines, who
 
 __all__ = [
@@ -76,12 +76,12 @@ def _cannot_tell(
     unknown = unknowns_of(sel, model_calls_of(sel, targets))
     if not unknown:
         return
-    fail(
+    fail_on(
         sel,
-        f"{check} on {who(targets)}",
+        check,
+        targets,
         f"{found}, but {cannot_tell(sel, unknown, could)}",
         message=message,
-        details=scope_text(sel, targets),
     )
 
 
@@ -144,24 +144,26 @@ def _successful(sel: Selection, check: str, name: str, count: Count, message: st
             wanted = str(count.exact) if count.exact is not None else count.text
             unknown = unknowns_of(sel, model_calls_of(sel, targets), (name,))
             if bound_unknowns(count, len(ok), unknown):
-                fail(
+                fail_on(
                     sel,
-                    f"{check} on {who(targets)}",
+                    check,
+                    targets,
                     f"expected {wanted} successful execution(s) of {name!r}, found {len(ok)}, but "
                     + cannot_tell(sel, unknown, ABOVE_BOUND),
                     message=message,
-                    details=scope_text(sel, targets) + "\n" + tool_context(sel, name, tools),
+                    more="\n" + tool_context(sel, name, tools),
                 )
                 return sel
         mark(sel, ok)
         return sel
 
-    fail(
+    fail_on(
         sel,
-        f"{check} on {who(targets)}",
+        check,
+        targets,
         problem,
         message=message,
-        details=scope_text(sel, targets) + "\n" + tool_context(sel, name, tools),
+        more="\n" + tool_context(sel, name, tools),
     )
     return sel
 
@@ -252,12 +254,13 @@ def has_tool_execution_failed(
         found = f"{len(mine) - unknown} successful execution(s)"
         if unknown:
             found += f" and {unknown} whose outcome the producer did not record"
-    fail(
+    fail_on(
         sel,
-        f"{check} on {who(targets)}",
+        check,
+        targets,
         f"expected a failed execution of {name!r}, found {found}",
         message=message,
-        details=scope_text(sel, targets) + "\n" + tool_context(sel, name, tools),
+        more="\n" + tool_context(sel, name, tools),
     )
     return sel
 
@@ -287,12 +290,13 @@ def has_no_failed_tool_executions(
                 + first_of(repr(t.name) for t in unknown)
                 + " (accepting_unknown_outcomes() accepts them on purpose)"
             )
-        fail(
+        fail_on(
             sel,
-            f"{check} on {who(targets)}",
+            check,
+            targets,
             "expected no failed tool execution, found " + "; ".join(parts),
             message=message,
-            details=scope_text(sel, targets) + listing(sel, "executions in scope", tools),
+            more=listing(sel, "executions in scope", tools),
         )
     else:
         _cannot_tell(sel, check, targets, "found no failed tool execution", ", and failed", message)
@@ -309,12 +313,13 @@ def has_no_tool_executions(
     targets = gate(sel, check, message, scoped=True)
     tools = tools_of(sel, targets)
     if tools:
-        fail(
+        fail_on(
             sel,
-            f"{check} on {who(targets)}",
+            check,
+            targets,
             f"expected no tool execution, found {len(tools)}: " + ", ".join(repr(t.name) for t in tools),
             message=message,
-            details=scope_text(sel, targets) + listing(sel, "executions in scope", tools),
+            more=listing(sel, "executions in scope", tools),
         )
     else:
         _cannot_tell(sel, check, targets, "found no tool execution", "", message)
@@ -336,14 +341,14 @@ def has_no_more_tool_executions(
     if numbered:
         unchecked = [t for _, t in numbered]
         numbers = [i for i, _ in numbered]
-        fail(
+        fail_on(
             sel,
-            f"{check} on {who(targets)}",
+            check,
+            targets,
             f"expected every tool execution to have been checked before, found {len(unchecked)} of "
             f"{len(tools)} unchecked",
             message=message,
-            details=scope_text(sel, targets)
-            + "\nunchecked executions:\n"
+            more="\nunchecked executions:\n"
             + tool_lines(unchecked, numbers=numbers)
             + "\n(executions are checked by has_tool_executed, has_tool_executed_times, "
             "has_tool_executed_with, has_tools_executed_in_order, "
