@@ -256,6 +256,13 @@ def test_checks_count_executions_from_the_conversation() -> None:
     with fails("the producer did not record whether 1 execution(s) failed"):
         asserter.has_no_failed_tool_executions()
     asserter.accepting_unknown_outcomes().has_no_failed_tool_executions()  # accepted on purpose
+    # an upper bound on successful executions: the one of unknown outcome may have succeeded
+    with fails("but cannot tell: 1 more execution(s) of it record no outcome"):
+        asserter.has_tool_executed("get_weather", count=0)
+    with fails("but cannot tell: 1 more execution(s) of it record no outcome"):
+        asserter.has_tool_executed_times("get_weather", 0)
+    asserter.has_tool_executed("get_weather", max_count=1)  # within the bound whatever it did
+    asserter.accepting_unknown_outcomes().has_tool_executed("get_weather", count=0)
     succeeded = {
         "role": "user",
         "content": [{"type": "tool_result", "tool_use_id": "c1", "is_error": False, "content": "ok"}],

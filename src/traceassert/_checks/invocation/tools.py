@@ -142,6 +142,20 @@ def _successful(sel: Selection, check: str, name: str, count: Count, message: st
     else:
         if count.bounded:
             wanted = str(count.exact) if count.exact is not None else count.text
+            # executions that record no outcome may have succeeded: past the bound, cannot tell
+            undecided = [t for t in tools if t.name == name and t.failed is None]
+            if undecided and sel.unknown_outcomes != "accept" and count.over(len(ok) + len(undecided)):
+                fail_on(
+                    sel,
+                    check,
+                    targets,
+                    f"expected {wanted} successful execution(s) of {name!r}, found {len(ok)}, but cannot "
+                    f"tell: {len(undecided)} more execution(s) of it record no outcome, and any may have "
+                    "succeeded (accepting_unknown_outcomes() accepts them on purpose)",
+                    message=message,
+                    more="\n" + tool_context(sel, name, tools),
+                )
+                return sel
             unknown = unknowns_of(sel, model_calls_of(sel, targets), (name,))
             if bound_unknowns(count, len(ok), unknown):
                 fail_on(
