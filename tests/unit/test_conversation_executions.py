@@ -402,3 +402,22 @@ def test_a_slim_golden_keeps_the_executions_from_the_conversation() -> None:
         (t.name, t.arguments, t.source) for t in trace.tool_executions
     ]
     assert len(slim.tool_executions) == 3 and slim.unexecuted_tool_requests == ()
+
+
+def test_exactly_these_tools_cannot_tell_past_an_execution_of_unknown_outcome() -> None:
+    """``get_weather`` ran twice: once known to succeed (an Anthropic ``tool_result``), once from an
+    OpenAI tool message that cannot say. "Exactly one successful get_weather" cannot be told."""
+    b = SpanBuilder()
+    agent = b.agent("assistant")
+    asks = _asks(("get_weather", {"city": "Rome"}, "c1"), ("get_weather", {"city": "Oslo"}, "c2"))
+    b.chat(agent, **{"gen_ai.output.messages": asks})
+    answers = [
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "c1", "content": "Sunny"}]},
+        {"role": "tool", "tool_call_id": "c2", "content": "Snow"},
+    ]
+    b.chat(agent, **{"gen_ai.input.messages": json.dumps(answers)})
+    asserter = ta.TraceAsserter(b.trace())
+    assert [t.failed for t in asserter.trace.tool_executions] == [False, None]
+    with fails("but cannot tell: 1 more execution(s) record no outcome ('get_weather')"):
+        asserter.has_tools_executed_exactly_in_any_order("get_weather")
+    asserter.accepting_unknown_outcomes().has_tools_executed_exactly_in_any_order("get_weather")

@@ -118,6 +118,20 @@ def has_tools_executed_exactly_in_any_order(
             more=listing(sel, "executions in scope", tools),
         )
         return sel
+    undecided = [t for t in tools if t.failed is None and t.name in given]
+    if undecided and sel.unknown_outcomes != "accept":
+        fail_on(
+            sel,
+            check,
+            targets,
+            f"expected exactly {name_counts(Counter(n for n, _ in wanted))} to run successfully and no other "
+            f"tool, found just that, but cannot tell: {len(undecided)} more execution(s) record no outcome "
+            f"({name_counts(Counter(t.name for t in undecided))}), and any may have succeeded "
+            "(accepting_unknown_outcomes() accepts them on purpose)",
+            message=message,
+            more=listing(sel, "executions in scope", tools),
+        )
+        return sel
     unknown = unknowns_of(sel, model_calls_of(sel, targets))
     if unknown:
         fail_on(
