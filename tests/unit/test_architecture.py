@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from traceassert._common.pyast import parse
+
 SRC = Path(__file__).resolve().parents[2] / "src" / "traceassert"
 
 #: the pipeline stages, each a sub-package (docs/architecture.md)
@@ -70,7 +72,7 @@ def import_graph(root: Path) -> dict[str, set[str]]:
     files = {module_name(p, root): p for p in sorted(root.rglob("*.py"))}
     graph: dict[str, set[str]] = {}
     for name, path in files.items():
-        tree = ast.parse(path.read_text(encoding="utf-8"))
+        tree = parse(path.read_text(encoding="utf-8"))
         skipped = _type_checking_only(tree)
         deps: set[str] = set()
         for node in ast.walk(tree):
@@ -188,7 +190,7 @@ def test_top_level_holds_at_most_twelve_modules_and_the_stages() -> None:
     for stage in STAGES:
         init = SRC / stage / "__init__.py"
         assert init.is_file(), stage
-        doc = ast.get_docstring(ast.parse(init.read_text(encoding="utf-8")))
+        doc = ast.get_docstring(parse(init.read_text(encoding="utf-8")))
         assert doc, f"{stage}/__init__.py says what the stage takes and gives"
 
 
@@ -208,7 +210,7 @@ def test_only_the_plugin_imports_pytest() -> None:
         if any(
             isinstance(n, ast.Import | ast.ImportFrom)
             and any(t == "pytest" or t.startswith("pytest.") for t in _targets(n, "x", False))
-            for n in ast.walk(ast.parse(p.read_text(encoding="utf-8")))
+            for n in ast.walk(parse(p.read_text(encoding="utf-8")))
         )
     }
     assert importers, "the check found no importer of pytest at all"

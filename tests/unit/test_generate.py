@@ -3,7 +3,6 @@ trace, and fails with the usual message once one tool argument changes; it is ru
 
 from __future__ import annotations
 
-import ast
 import dataclasses
 import json
 import runpy
@@ -17,6 +16,7 @@ import pytest
 
 import traceassert as ta
 from tests.unit.spanbuilder import SpanBuilder
+from traceassert._common.pyast import parse
 from traceassert._golden.generate import generate_test
 from traceassert.cli import main
 
@@ -222,7 +222,7 @@ def test_names_are_escaped_wherever_they_are_pasted(hostile: str, tmp_path: Path
     b.tool(f"tool{hostile}", inner, args=json.dumps({f"key{hostile}": f"value{hostile}"}))
     b.tool(f"bad{hostile}", inner, args="{}", status="ERROR", description=f"broken{hostile} here")
     source = _passes_on_golden_and_run(b.trace(), tmp_path)
-    tree = ast.parse(source)
+    tree = parse(source)
     # nothing but the docstring, the imports, GOLDEN and the test function: no name became code
     assert [type(node).__name__ for node in tree.body] == [
         "Expr",

@@ -3,11 +3,11 @@ and its structured form (JSON text parsed, literal lists read), and the comparer
 
 from __future__ import annotations
 
-import ast
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from ..._common.jsonvalue import loads_json, shallow_json
+from ..._common.pyast import literal_eval
 from ..._model.span import Span
 from ..matching import as_text, contains_text, values_equal
 from ..selection import Selection
@@ -37,7 +37,7 @@ def structured(value: Any) -> Any:
         if len(text) > _LITERAL_LIMIT or not shallow_json(text):
             return _NOTHING
         try:
-            parsed = ast.literal_eval(text)
+            parsed = literal_eval(text)
         except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
             return _NOTHING
     if isinstance(parsed, tuple):
