@@ -109,15 +109,16 @@ def test_argument_mismatch_message(sections: dict[str, str]) -> None:
     )
     assert "closest candidate: get_weather(city='Paris') -> 'Sunny, 21C in Paris' ok" in e
     assert "args['city']: 'Paris' != 'London'" in e
-    # every tool execution: name, arguments, result or error, agent, ok/FAILED
-    assert "1. get_weather(city='Paris') -> 'Sunny, 21C in Paris' ok [agent orchestrator]" in e
-    assert (
-        "2. explode() FAILED: pydantic_ai.exceptions.ToolRetryError: explode failed: the detonator is broken "
-        "[agent orchestrator]"
-    ) in e
-    # it ends with the rendered tree
+    # it ends with the rendered tree, which shows every tool execution once (name, arguments, result or
+    # error, ok/FAILED, under its agent): no listing above it says the same again
     tree = e.index("invocation tree:")
     assert e[tree + 2] == "agent orchestrator [succeeded] tokens=646"
+    assert e[tree + 4] == "├─ tool get_weather(city='Paris') -> 'Sunny, 21C in Paris' ok"
+    assert e[tree + 6] == (
+        "├─ tool explode() FAILED: pydantic_ai.exceptions.ToolRetryError: explode failed: the detonator is broken"
+    )
+    assert sum("explode()" in line for line in e) == 1
+    assert not any(line.startswith("tool executions") for line in e)
     assert e[-1] == "└─ model chat scripted-orchestrator tokens in=171 out=19 finish=stop"
 
 

@@ -45,11 +45,11 @@ def test_dumps_reports_and_messages(pytester: pytest.Pytester, redact: bool) -> 
     message = "\n".join(line for line in result.stdout.lines if line.startswith("E "))
     if redact:
         assert "k-123" not in written and "abc123def456" not in written and "k-123" not in message
-        assert "1. login(user='bob', api_key='[REDACTED]') ok [agent a]" in message
+        assert "└─ tool login(user='bob', api_key='[REDACTED]') ok" in message
         assert '"gen_ai.usage.input_tokens","value":{"intValue":"7"}' in dumped.read_text()
     else:
         assert "k-123" in dumped.read_text() and "abc123def456" in report.read_text()
-        assert "1. login(user='bob', api_key='k-123') ok [agent a]" in message
+        assert "└─ tool login(user='bob', api_key='k-123') ok" in message
     test_line = json.loads(report.read_text().splitlines()[0])
     assert test_line["scores"][0]["value"] == ("Bearer [REDACTED]" if redact else "Bearer abc123def456")
 

@@ -10,7 +10,7 @@ from .._common.redact import redact_text, redacting, shown
 from .._errors import TraceAssertionError
 from .._render import describe_tool, render_lines
 from .._trace import Trace
-from .messages import KEEP_LISTED, compose
+from .messages import KEEP_LISTED, compose, shows_whole_tree
 from .selection import Selection
 
 __all__ = ["SOFT_COLLECTOR", "fail", "fail_now"]
@@ -50,12 +50,18 @@ def fail(sel: Selection, check: str, problem: str, *, message: str | None = None
         names = ", ".join(repr(shown(s.name)) for s in open_spans[:10])
         note = f"note: {len(open_spans)} span(s) had not ended when checked: {names}"
 
-    def head(limit: int | None) -> list[str]:
-        return [*parts, _tool_listing(trace, limit), *([note] if note else [])]
+    notes = [note] if note else []
 
-    # the short text lists the first tools and shows part of the tree: neither is made whole for it
+    def head(limit: int | None) -> list[str]:
+        return [*parts, _tool_listing(trace, limit), *notes]
+
+    # each tool execution is listed once: the tree shows them all when it is shown whole (always in the
+    # whole text); a short text that shows part of the tree lists the first executions above it
     with gc_paused():  # one small object a record: the collector would walk the heap again and again
-        err = compose(head(KEEP_LISTED), render_lines(trace), full_head=lambda: head(None))
+        tree = render_lines(trace)
+        whole = [*parts, *notes] if trace.tool_executions else head(None)  # "none recorded" is no repeat
+        short = whole if shows_whole_tree(whole, tree) else head(KEEP_LISTED)
+        err = compose(short, tree, full_head=whole)
 
     collector = SOFT_COLLECTOR.get()
     if collector is not None:

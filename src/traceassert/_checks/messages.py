@@ -18,10 +18,10 @@ import re
 from collections.abc import Callable, Sequence
 
 from .._common.text import safe_text
-from .._errors import TraceAssertionError, dump_hint
+from .._errors import FULL_HINT, TraceAssertionError, dump_hint
 from .._render import TreeLine
 
-__all__ = ["MAX_BYTES", "MAX_LINES", "combine", "compose", "shorten"]
+__all__ = ["MAX_BYTES", "MAX_LINES", "combine", "compose", "shorten", "shows_whole_tree"]
 
 #: a tree: its text, or its lines (made lazily)
 Tree = str | Sequence[TreeLine]
@@ -155,8 +155,26 @@ def shorten(
     return text
 
 
+def shows_whole_tree(
+    head: Sequence[str], tree: Sequence[TreeLine], *, max_lines: int = MAX_LINES, max_bytes: int = MAX_BYTES
+) -> bool:
+    """Whether the short text of ``head`` and ``tree`` shows every line of the tree, none folded or
+    cut: then a listing of what the tree shows would only say it twice."""
+    head_lines = [line for part in head for line in safe_text(part).splitlines()]  # as shown: escaped
+    if len(tree) + len(head_lines) + 2 > max_lines:  # the tree's title and a footer
+        return False
+    depths = [len(line.prefix) // 3 for line in tree]
+    if any(not isinstance(item, TreeLine) for item in _fold_alike(tree, depths)):
+        return False
+    texts = [str(line) for line in tree]  # at most ``max_lines`` of them
+    if any(len(text) > LINE_CHARS for text in texts):
+        return False
+    size = sum(len(text.encode("utf-8")) + 1 for text in (*head_lines, *texts))
+    return size + 100 <= max_bytes
+
+
 def _footer() -> str:
-    where = "err.full_message(), or pytest -vv"
+    where = FULL_HINT.get()
     dump = dump_hint()
     if dump:
         where += f", or the dumped trace {dump}"
