@@ -17,6 +17,8 @@ __all__ = [
 
 #: set by the pytest plugin: show whole messages (``pytest -vv``)
 FULL_MESSAGES = contextvars.ContextVar("traceassert_full_messages", default=False)
+#: how the reader gets the whole message, named by the short one's footer (the command line sets its own)
+FULL_HINT = contextvars.ContextVar("traceassert_full_hint", default="err.full_message(), or pytest -vv")
 #: set by the pytest plugin when a dump folder is given: where the failing test's trace will be written
 DUMP_HINT: contextvars.ContextVar[str | None] = contextvars.ContextVar("traceassert_dump_hint", default=None)
 
@@ -117,3 +119,10 @@ class TraceCaptureError(RuntimeError):
 
 class TraceAssertWarning(UserWarning):
     """A best-effort result: the trace was usable but something in it was repaired or left out."""
+
+
+# shown under the package's public name (``traceassert.TraceAssertionError``), as they are imported: a
+# traceback, pytest's short summary and a pickle (pytest-xdist) name the class users know
+for _public in (TraceAssertWarning, TraceAssertionError, TraceCaptureError, TraceLoadError, TraceWriteError):
+    _public.__module__ = "traceassert"
+del _public

@@ -43,7 +43,7 @@ def test_the_failures_say_what_the_producer_does_not_record(pytester: pytest.Pyt
 
     output = _error_lines(sections["test_agent_output"])
     assert output[0] == (
-        "traceassert._errors.TraceAssertionError: contains_output('umbrella'): no output is recorded in "
+        "traceassert.TraceAssertionError: contains_output('umbrella'): no output is recorded in "
         "the selection, so nothing can match"
     )
     assert output[1] == (

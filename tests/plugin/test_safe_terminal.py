@@ -47,7 +47,7 @@ def _run(pytester: pytest.Pytester, *args: str) -> str:
     result.assert_outcomes(failed=len(HOSTILE))
     assert "UnicodeEncodeError" not in text and "UnicodeDecodeError" not in text, text
     for i in range(len(HOSTILE)):  # each failure is the check's own error
-        failed = f"FAILED test_hostile.py::test_bad[{i}] - traceassert._errors.TraceAssertionError"
+        failed = f"FAILED test_hostile.py::test_bad[{i}] - traceassert.TraceAssertionError"
         assert failed in text, text
     assert "\\x1b]0;pwned\\x07" in text and "\\ud800" in text  # shown, escaped
     return text

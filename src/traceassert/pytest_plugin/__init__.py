@@ -16,6 +16,7 @@ import pytest
 
 from .keys import CAPTURE_KEY, DUMPED_KEY, redaction
 from .results import add_results_options, configure_results
+from .terminal import FailureStyle
 
 if TYPE_CHECKING:
     from .._asserter import TraceAsserter
@@ -70,6 +71,7 @@ def pytest_configure(config: pytest.Config) -> None:
     if problem := output_problem(config):  # a bad output is refused before the run starts
         raise pytest.UsageError(problem)
     configure_results(config)
+    config.pluginmanager.register(FailureStyle(config), "traceassert-terminal")
     if config.getoption("verbose", 0) >= 2:
         # pytest -vv: failure messages in full (every tool execution, the whole tree)
         from .._errors import FULL_MESSAGES
@@ -155,6 +157,13 @@ def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, Any, Any]:
     report = yield
+    if report.failed and call.excinfo is not None:
+        from .._errors import TraceAssertionError
+
+        if isinstance(call.excinfo.value, TraceAssertionError):
+            from .terminal import shorten_crash
+
+            shorten_crash(report, call.excinfo.value)
     record_dir = item.config.getoption("--traceassert-record", None)
     if record_dir and report.passed and report.when == "call":
         _record(item, report, record_dir)
