@@ -8,11 +8,12 @@ import builtins
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 
 from .api import resolve_policies
 from .engines import make_engine, parse_engine
 from .policy import PER, Policy, PolicyError, builtin_policy, load_policies
+from .progress import Progress
 from .results import TraceResult
 from .run import Run
 from .sources import DEFAULT_SPLIT_BYTES
@@ -61,12 +62,33 @@ def add_check_command(sub: Any, add_format: Callable[[argparse.ArgumentParser], 
         "Paths may be folders, or URLs fsspec reads (s3://, gs://, file://, memory://; globs too).",
     )
     check.add_argument("files", nargs="+", metavar="FILE", help="trace files, folders or URLs")
-    check.add_argument("--called-tool", action="append", metavar="NAME")
-    check.add_argument("--does-not-call-tool", action="append", metavar="NAME")
-    check.add_argument("--called-agent", action="append", metavar="NAME")
-    check.add_argument("--does-not-call-agent", action="append", metavar="NAME")
-    check.add_argument("--under-token-limit", type=limit(int), metavar="N")
-    check.add_argument("--under-duration", type=limit(float), metavar="SECONDS")
+    check.add_argument(
+        "--called-tool", action="append", metavar="NAME", help="fail unless tool NAME was called; repeatable"
+    )
+    check.add_argument(
+        "--does-not-call-tool",
+        action="append",
+        metavar="NAME",
+        help="fail when tool NAME was called; repeatable",
+    )
+    check.add_argument(
+        "--called-agent", action="append", metavar="NAME", help="fail unless agent NAME ran; repeatable"
+    )
+    check.add_argument(
+        "--does-not-call-agent", action="append", metavar="NAME", help="fail when agent NAME ran; repeatable"
+    )
+    check.add_argument(
+        "--under-token-limit",
+        type=limit(int),
+        metavar="N",
+        help="fail when the trace used more than N tokens (input and output, every model call)",
+    )
+    check.add_argument(
+        "--under-duration",
+        type=limit(float),
+        metavar="SECONDS",
+        help="fail when the trace took longer than SECONDS (first span start to last span end)",
+    )
     check.add_argument("--no-failed-tools", action="store_true", help="fail when any tool execution failed")
     check.add_argument(
         "--accept-unknown",
@@ -113,7 +135,17 @@ def add_check_command(sub: Any, add_format: Callable[[argparse.ArgumentParser], 
         help="do not fail the run on files read only in part (a record cut off or corrupted, a gzip "
         "stream that ends early): they are still reported",
     )
-    check.add_argument("--quiet", "-q", action="store_true", help="print only failures and the total")
+    check.add_argument(
+        "--quiet",
+        "-q",
+        action="store_true",
+        help="print only failures and the total (the progress line stays on a terminal)",
+    )
+    check.add_argument(
+        "--full",
+        action="store_true",
+        help="print whole failure messages (every tool execution, the whole tree) instead of the short form",
+    )
     check.add_argument("--no-redact", action="store_true", help="print failure messages without redacting")
     add_format(check)
     check.set_defaults(func=_cmd_check)
@@ -144,15 +176,6 @@ def _policies(args: argparse.Namespace) -> list[Policy]:
     if not policies:
         raise PolicyError("give at least one check (see --help)")
     return resolve_policies(policies, args.per or "trace")
-
-
-def _progress(done: int, total: int, stream: TextIO) -> None:
-    width = 30
-    filled = int(width * done / total) if total else width
-    stream.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} files")
-    if done == total:
-        stream.write("\n")
-    stream.flush()
 
 
 def _report(result: TraceResult, quiet: bool, named: bool) -> int:
@@ -202,11 +225,12 @@ def _cmd_check(args: argparse.Namespace) -> int:
         except OSError as exc:
             print(f"traceassert check: cannot write {args.stats_json}: {exc}", file=sys.stderr)
             return EXIT_UNREADABLE
-    show_progress = sys.stderr.isatty() and not args.quiet
+    # on a terminal, under -q too: a long quiet run still shows it is working
+    progress = Progress(sys.stderr) if sys.stderr.isatty() else None
 
     def on_file(done: int, total: int) -> None:
-        if show_progress and total > 1:
-            _progress(done, total, sys.stderr)
+        if progress is not None and total > 1:
+            progress.update(done, total)
 
     run = Run(
         list(args.files),
@@ -216,6 +240,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
         split_bytes=max(1, int(args.split_mb * (1 << 20))),
         examples=args.examples,
         redact=not args.no_redact,
+        full=args.full,
         on_file=on_file,
     )
     counts = {"passed": 0, "failed": 0, "unreadable": 0, "error": 0}
@@ -225,11 +250,16 @@ def _cmd_check(args: argparse.Namespace) -> int:
     results = iter(run)
     try:
         for result in results:
+            if progress is not None:
+                progress.clear()  # the result's lines never run into the progress line
             if result.partial and result.path not in partial:  # once per file, before its results
                 partial.add(result.path)
                 for loss in result.losses:
                     print(f"{result.path}: PARTIAL: {loss}")
             worst = max(worst, _report(result, args.quiet, len(policies) > 1))
+            sys.stdout.flush()
+            if progress is not None:
+                progress.redraw()
             counts[result.status] += 1
             incomplete += result.incomplete
     except KeyboardInterrupt:  # in the engine, or while printing: stop the work left either way
@@ -241,8 +271,9 @@ def _cmd_check(args: argparse.Namespace) -> int:
     total += f" ({incomplete} incomplete: spans whose parent is not in their file)" if incomplete else ""
     files = run.stats.partial_files
     total += f"; {files} partial file{'s' if files != 1 else ''} (read only in part)" if files else ""
+    if progress is not None:
+        progress.clear()
     if run.interrupted:
-        sys.stderr.write("\n")
         total = f"interrupted after {run.files_done} of {run.files_total} files: {total}"
     print(total)
     if args.stats:

@@ -47,6 +47,7 @@ class Run:
         split_bytes: int | None = None,
         examples: int = 5,
         redact: bool = True,
+        full: bool = False,
         on_file: Callable[[int, int], None] | None = None,
     ) -> None:
         self.paths = paths
@@ -54,6 +55,7 @@ class Run:
         self._make_engine = engine
         self.fmt = fmt
         self.redact = redact
+        self.full = full
         # a per-file policy needs the whole file in one task
         self.split_bytes = None if any(p.per == "file" for p in policies) else split_bytes
         self.stats = FleetStats(max_examples=examples)
@@ -103,7 +105,7 @@ class Run:
                     break
                 unit_key = ("unit", *unit.key)
                 in_flight[unit_key] = unit
-                engine.submit(unit_key, run_unit, unit, self.policies, self.fmt, self.redact)
+                engine.submit(unit_key, run_unit, unit, self.policies, self.fmt, self.redact, self.full)
             if not engine.pending():
                 return
             done_key, value, exc = engine.next_done()
@@ -129,9 +131,8 @@ class Run:
                 state.straddling = straddling
                 follow = ("follow", unit.path)
                 in_flight[follow] = unit
-                engine.submit(
-                    follow, run_traces, ranges, sorted(straddling), self.policies, self.fmt, self.redact
-                )
+                args = (ranges, sorted(straddling), self.policies, self.fmt, self.redact, self.full)
+                engine.submit(follow, run_traces, *args)
 
     def _finish_split(self, path: str, state: _SplitFile, follow: UnitResult) -> Iterator[TraceResult]:
         parts = []

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from .._common.redact import redact_text, set_redacting
-from .._errors import TraceAssertWarning, TraceLoadError
+from .._errors import FULL_HINT, FULL_MESSAGES, TraceAssertWarning, TraceLoadError
 from .._loaders import DEFAULT_MAX_BYTES, Loss, parse_spans
 from .._model.span import Span
 from .policy import Policy, PolicyError
@@ -65,10 +65,11 @@ def run_unit(
     policies: list[Policy],
     fmt: str | None,
     redact: bool = True,
+    full: bool = False,
     max_bytes: int | None = DEFAULT_MAX_BYTES,
 ) -> UnitResult:
     """Read one unit and run the policies (their scopes decided) on it; ``redact``: failure messages
-    with secrets redacted (the default)."""
+    with secrets redacted (the default); ``full``: whole failure messages, not their short form."""
     try:
         spans, notes = load_unit(unit, fmt, max_bytes)
     except (TraceLoadError, OSError) as exc:
@@ -76,13 +77,19 @@ def run_unit(
     except Exception as exc:  # a file that crashes the reader must not stop the other files
         return UnitResult(unit, error=f"cannot read: internal error {type(exc).__name__}: {exc}")
     losses = [str(note) for note in notes if isinstance(note, Loss)]
-    done = UnitResult(unit, evaluate(unit.path, spans, notes, policies, redact), len(spans), losses=losses)
+    results = evaluate(unit.path, spans, notes, policies, redact, full)
+    done = UnitResult(unit, results, len(spans), losses=losses)
     # a range of a split file keeps each trace's facts: a trace cut across ranges is dropped later
     return done.merge_facts() if unit.count == 1 else done
 
 
 def run_traces(
-    units: list[Unit], trace_ids: Iterable[str], policies: list[Policy], fmt: str | None, redact: bool = True
+    units: list[Unit],
+    trace_ids: Iterable[str],
+    policies: list[Policy],
+    fmt: str | None,
+    redact: bool = True,
+    full: bool = False,
 ) -> UnitResult:
     """The follow-up of a split file: the traces whose spans are in several of its ranges, read from
     those ranges only and evaluated whole (with the ``per="trace"`` policies)."""
@@ -95,22 +102,32 @@ def run_traces(
             return UnitResult(units[0], error=f"cannot read: {type(exc).__name__}: {exc}")
         spans.extend(s for s in found if s.trace_id in wanted)
     trace_policies = [p for p in policies if p.per == "trace"]
-    return UnitResult(units[0], evaluate(units[0].path, spans, [], trace_policies, redact), len(spans))
+    return UnitResult(units[0], evaluate(units[0].path, spans, [], trace_policies, redact, full), len(spans))
 
 
 def evaluate(
-    path: str, spans: list[Span], notes: list[str], policies: list[Policy], redact: bool = True
+    path: str,
+    spans: list[Span],
+    notes: list[str],
+    policies: list[Policy],
+    redact: bool = True,
+    full: bool = False,
 ) -> list[TraceResult]:
     """The results of the policies on the spans of one file: one per trace id for the ``per="trace"``
     policies, one for the file for the ``per="file"`` ones. The facts (tools, agents, models) go with
-    the per-trace results, or with the file's when every policy is ``per="file"``."""
+    the per-trace results, or with the file's when every policy is ``per="file"``. ``full``: whole
+    failure messages; the short ones say how to get them (``traceassert check --full``)."""
     per_trace = [p for p in policies if p.per != "file"]
     per_file = [p for p in policies if p.per == "file"]
     results: list[TraceResult] = []
     was = set_redacting(redact)
+    hint = FULL_HINT.set("traceassert check --full")
+    token = FULL_MESSAGES.set(full)
     try:
         results = _evaluate(path, spans, notes, per_trace, per_file, redact)
     finally:
+        FULL_MESSAGES.reset(token)
+        FULL_HINT.reset(hint)
         set_redacting(was)
     return results
 
