@@ -419,6 +419,20 @@ def test_mkdocs_build_strict(tmp_path: Path) -> None:
     )
     assert proc.returncode == 0, f"mkdocs build --strict failed:\n{proc.stdout}\n{proc.stderr}"
     assert (tmp_path / "site" / "index.html").is_file()
+    # code is highlighted in the built pages, and no page loads a script or a style sheet from elsewhere
+    for page in sorted((tmp_path / "site").rglob("*.html")):
+        html = page.read_text(encoding="utf-8")
+        loaded = re.findall(r'<script[^>]*\bsrc="([^"]+)"', html) + [
+            href
+            for tag in re.findall(r"<link\b[^>]*>", html)
+            if 'rel="stylesheet"' in tag
+            for href in re.findall(r'\bhref="([^"]+)"', tag)
+        ]
+        assert any(url.endswith("css/pygments.css") for url in loaded), page
+        assert [url for url in loaded if "//" in url] == [], page
+    home = (tmp_path / "site" / "index.html").read_text(encoding="utf-8")
+    assert 'class="codehilite"' in home and '<span class="kn">import</span>' in home
+    assert (tmp_path / "site" / "css" / "pygments.css").is_file()
 
 
 # -- the runner's own rules ------------------------------------------------------------------------------
