@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from ._asserter import AgentSelection, ToolSelection, TraceAsserter, assert_trace, soft
     from ._capture import Capture, capture, scope
+    from ._checks.names import NamePattern, exact, glob
     from ._checks.redacted import Redacted
     from ._errors import (
         TraceAssertionError,
@@ -72,6 +73,7 @@ _EXPORTS: dict[str, str] = {
     "Outcome": "._fleet",
     "Policy": "._fleet",
     "PolicyError": "._fleet",
+    "NamePattern": "._checks.names",
     "Redacted": "._checks.redacted",
     "Retrieval": "._model.records",
     "Score": "._evaluation.results",
@@ -98,7 +100,9 @@ _EXPORTS: dict[str, str] = {
     "capture": "._capture",
     "check_files": "._fleet",
     "dump_trace": "._loaders",
+    "exact": "._checks.names",
     "expect": "._evaluation.expect",
+    "glob": "._checks.names",
     "instrument": "._instrument",
     "load_trace": "._trace",
     "parse_spans": "._loaders",
@@ -127,6 +131,7 @@ __all__ = [
     "JudgeError",
     "Matcher",
     "ModelCall",
+    "NamePattern",
     "Outcome",
     "Policy",
     "PolicyError",
@@ -156,7 +161,9 @@ __all__ = [
     "capture",
     "check_files",
     "dump_trace",
+    "exact",
     "expect",
+    "glob",
     "instrument",
     "load_trace",
     "parse_spans",

@@ -27,6 +27,7 @@ from .._checks.monocle.agents import called_agent
 from .._checks.monocle.handoffs import hands_to
 from .._checks.monocle.tools import called_tool
 from .._checks.monocle.turns import turns_in
+from .._checks.names import Names
 from .._checks.selection import Selection
 from .._common.redact import REDACTED, redact_spans, redact_text
 
@@ -185,7 +186,7 @@ def _target(handoff: Handoff) -> str | None:
     target = handoff.to_agent
     if target is None and handoff.to_invocation is not None:
         target = handoff.to_invocation.name
-    return target if target and hands_to(handoff, (target,)) else None
+    return target if target and hands_to(handoff, Names.of(target, "agent", "has_handed_off_to")) else None
 
 
 def _tokens(golden: Trace) -> tuple[tuple[int, int] | None, str | None]:
