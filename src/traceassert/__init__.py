@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from ._capture import Capture, capture, scope
     from ._checks.names import NamePattern, exact, glob
     from ._checks.redacted import Redacted
+    from ._checks.rules.milestones import Milestone, milestone
     from ._errors import (
         TraceAssertionError,
         TraceAssertWarning,
@@ -69,6 +70,7 @@ _EXPORTS: dict[str, str] = {
     "Judge": "._evaluation.judge",
     "JudgeError": "._evaluation.judge",
     "Matcher": "._evaluation.expect",
+    "Milestone": "._checks.rules.milestones",
     "ModelCall": "._model.records",
     "Outcome": "._fleet",
     "Policy": "._fleet",
@@ -105,6 +107,7 @@ _EXPORTS: dict[str, str] = {
     "glob": "._checks.names",
     "instrument": "._instrument",
     "load_trace": "._trace",
+    "milestone": "._checks.rules.milestones",
     "parse_spans": "._loaders",
     "policy": "._fleet",
     "record_score": "._evaluation.results",
@@ -130,6 +133,7 @@ __all__ = [
     "Judge",
     "JudgeError",
     "Matcher",
+    "Milestone",
     "ModelCall",
     "NamePattern",
     "Outcome",
@@ -166,6 +170,7 @@ __all__ = [
     "glob",
     "instrument",
     "load_trace",
+    "milestone",
     "parse_spans",
     "policy",
     "record_score",

@@ -3,17 +3,21 @@ milestones and minefields, least privilege. Every selection offers them."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from .._checks.names import NameLike
+from .._checks.names import NameLike, NamesLike
+from .._checks.rules import milestones as _milestones
+from .._checks.rules import privilege as _privilege
 from .._checks.rules import repeats as _repeats
 from .._checks.rules import temporal as _temporal
+from .._checks.rules.milestones import Milestone
 from .base import AsserterBase
 
 if TYPE_CHECKING:
     from typing_extensions import Self
 
-__all__ = ["OrderFamily"]
+__all__ = ["MilestoneFamily", "OrderFamily", "PrivilegeFamily"]
 
 
 class OrderFamily(AsserterBase):
@@ -88,3 +92,51 @@ class OrderFamily(AsserterBase):
         """No step is the same call (tool name and arguments) as the step right before it."""
         __tracebackhide__ = True
         return self._keep(_repeats.does_not_repeat_tool_calls_in_a_row(self._state, message=message))
+
+
+class MilestoneFamily(AsserterBase):
+    """Milestones (a partial order of expected steps) and minefields (steps that must never happen)."""
+
+    __slots__ = ()
+
+    def has_milestones(
+        self,
+        *milestones: Milestone,
+        minefields: Sequence[Milestone | NameLike] = (),
+        message: str | None = None,
+    ) -> Self:
+        """Every ``ta.milestone(...)`` is reached by a successful step of its own, after the steps of
+        the milestones it comes after (matched by an optimal assignment, not greedily), and no step
+        (failed ones too) fits a minefield (a ``ta.milestone`` without ``after=``, or a tool name or
+        pattern)."""
+        __tracebackhide__ = True
+        return self._keep(
+            _milestones.has_milestones(self._state, *milestones, minefields=minefields, message=message)
+        )
+
+
+class PrivilegeFamily(AsserterBase):
+    """Least privilege: which tools may be called, and to which agents control may pass."""
+
+    __slots__ = ()
+
+    def calls_only_tools(
+        self,
+        allowed: NamesLike,
+        agent_name: NameLike | None = None,
+        *,
+        denied: NamesLike = (),
+        message: str | None = None,
+    ) -> Self:
+        """Every tool call inside the selection (by ``agent_name`` when given: its own calls) is of a
+        tool in ``allowed`` and of none in ``denied`` (names or patterns; the deny-list wins). Failed
+        calls count."""
+        __tracebackhide__ = True
+        return self._keep(
+            _privilege.calls_only_tools(self._state, allowed, agent_name, denied=denied, message=message)
+        )
+
+    def hands_off_only_to(self, agents: NamesLike, *, message: str | None = None) -> Self:
+        """Every handoff made inside the selection goes to one of ``agents`` (names or patterns)."""
+        __tracebackhide__ = True
+        return self._keep(_privilege.hands_off_only_to(self._state, agents, message=message))

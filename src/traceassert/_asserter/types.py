@@ -18,7 +18,7 @@ from .invocation import InvocationFamily
 from .io import IOFamily
 from .more import BudgetFamily, EvalFamily, GoldenFamily
 from .records import AgentFamily, HandoffFamily, ToolFamily, TurnFamily
-from .rules import OrderFamily
+from .rules import MilestoneFamily, OrderFamily, PrivilegeFamily
 from .spans import ScopeFamily, SpanFamily
 
 __all__ = ["AgentSelection", "SelectionChecks", "ToolSelection", "TraceAsserter"]
@@ -35,6 +35,8 @@ class SelectionChecks(
     EvalFamily,
     GoldenFamily,
     OrderFamily,
+    MilestoneFamily,
+    PrivilegeFamily,
 ):
     """The checks every selection offers: the Monocle-style family, budgets, evaluations, goldens."""
 
