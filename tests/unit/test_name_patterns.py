@@ -5,12 +5,16 @@ OpenInference, Google ADK recorded)."""
 from __future__ import annotations
 
 import re
+import runpy
+from pathlib import Path
 
 import pytest
 
 import traceassert as ta
 from tests._stackfacts import recorded_trace
 from tests.unit._scenarios import Spans, trace_of
+from tests.unit.spanbuilder import SpanBuilder
+from traceassert._golden.generate import generate_test
 
 pytest.importorskip("pydantic_ai")
 
@@ -110,3 +114,19 @@ def test_wrong_names_are_type_errors() -> None:
         a.called_tool(re.compile(b"x"))  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="needs at least one tool name"):
         a.called_any_tool([])
+
+
+def test_generated_tests_write_names_with_glob_characters_as_exact(tmp_path: Path) -> None:
+    """``called_tool('a*b', count=1)`` would count 'axb' too: the generated test says ta.exact('a*b')."""
+    b = SpanBuilder()
+    job = b.span("job")
+    for name in ("a*b", "axb"):
+        b.tool(name, job, '{"x": 1}', "ok")
+    trace = b.trace()
+    test = generate_test(trace, name="test_globs")
+    assert 'a.called_tool(ta.exact("a*b"), count=1)' in test.source
+    assert 'a.called_tool("axb", count=1)' in test.source
+    ta.slim_trace(trace).write(tmp_path / test.golden_name)
+    module = tmp_path / "test_globs.py"
+    module.write_text(test.source)
+    runpy.run_path(str(module))["test_globs"]()

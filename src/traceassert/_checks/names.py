@@ -116,10 +116,13 @@ class Names:
     """Several names or patterns, any of them: ``matches(name)``, the names when all are plain names
     (``exact_names``), and the words of the messages."""
 
-    __slots__ = ("patterns",)
+    __slots__ = ("_exact", "_others", "patterns")
 
     def __init__(self, patterns: Iterable[NamePattern]) -> None:
         self.patterns: tuple[NamePattern, ...] = tuple(dict.fromkeys(patterns))
+        #: the plain names, looked up at once; the patterns, tried in turn
+        self._exact = frozenset(p.text for p in self.patterns if p.is_name)
+        self._others = tuple(p for p in self.patterns if not p.is_name)
 
     @classmethod
     def of(cls, value: Any, what: str, check: str) -> Names:
@@ -140,7 +143,9 @@ class Names:
 
     def matches(self, name: str | None) -> bool:
         """True when any pattern matches ``name``."""
-        return any(p.matches(name) for p in self.patterns)
+        if name in self._exact:
+            return True
+        return any(p.matches(name) for p in self._others)
 
     @property
     def exact_names(self) -> tuple[str, ...] | None:
