@@ -12,6 +12,7 @@ import pytest
 
 import traceassert as ta
 from tests._stackfacts import recorded_trace
+from tests.unit import _poller
 from tests.unit._scenarios import trace_of
 from tests.unit.spanbuilder import SpanBuilder
 
@@ -165,3 +166,36 @@ def test_calls_of_unknown_outcome_cannot_tell() -> None:
     assert "found just that in 1 recorded step(s), but cannot tell: tool 'delete' was requested" in line
     assert "cannot tell" in first_line(lambda: a.ends_with_tool("search"))
     a.accepting_unknown_outcomes().does_not_call_tool_after("delete", "search").ends_with_tool("search")
+
+
+@pytest.fixture(params=("pydantic_ai", "langgraph"))
+def poller(request: pytest.FixtureRequest) -> ta.TraceAsserter:
+    """job_status(job=7) twice in a row, fetch_report(pdf) fails, fetch_report(csv) succeeds."""
+    if request.param == "langgraph":
+        pytest.importorskip("langgraph")
+        return ta.TraceAsserter(_poller.langgraph_trace())
+    return ta.TraceAsserter(_poller.pydantic_ai_trace())
+
+
+def test_repeats_and_retries_on_two_stacks(poller: ta.TraceAsserter) -> None:
+    poller.has_retried_failed_tools().has_retried_failed_tools("fetch_*", changed_arguments=True)
+    poller.calls_tool_directly_after("fetch_report", "job_status").ends_with_tool("fetch_report")
+    poller.does_not_repeat_tool_calls(max_count=2)
+    assert first_line(lambda: poller.does_not_repeat_tool_calls_in_a_row()) == (
+        "does_not_repeat_tool_calls_in_a_row(): expected no step to repeat the call (name and arguments) of "
+        "the step before it, found job_status(job=7) at steps 1 and 2 (agent 'poller')"
+    )
+    assert first_line(lambda: poller.does_not_repeat_tool_calls()) == (
+        "does_not_repeat_tool_calls(): expected no identical call (name and arguments) more than 1 time(s), "
+        "found job_status(job=7) 2 times, at steps 1, 2 (agent 'poller')"
+    )
+    assert first_line(lambda: poller.has_retried_failed_tools(changed_arguments=False)) == (
+        "has_retried_failed_tools(changed_arguments=False): expected every failed call to be retried until it "
+        "succeeds with the same arguments, or the run to stop there, found 'fetch_report' at step 3 (agent "
+        "'poller') failed; its successful retries have other arguments: 'fetch_report' at step 4 (agent "
+        "'poller')"
+    )
+
+
+def test_a_run_without_repeats(run: ta.TraceAsserter) -> None:
+    run.does_not_repeat_tool_calls().does_not_repeat_tool_calls_in_a_row()
