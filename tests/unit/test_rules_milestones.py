@@ -173,3 +173,16 @@ def test_the_search_stops_at_its_budget_and_says_so() -> None:
     assert result.reached == 12  # found at once: every milestone takes the first free step
     hard = best_assignment([list(range(6)) for _ in range(8)], [[] for _ in range(8)], budget=100)
     assert not hard.exhaustive and hard.reached == 6
+
+
+def test_a_large_search_stops_quickly_and_never_passes_wrongly() -> None:
+    """20,000 steps that three milestones all fit, and a fourth after the first that no step fits: three
+    is the best, known at once. Eight milestones over six shared steps: the proof that six is the best
+    takes more tries than the budget, and the result says it is not known to be the best."""
+    steps = list(range(20_000))
+    result = best_assignment([steps, steps, steps, []], [[], [], [], [0]])
+    assert result.reached == 3 and result.exhaustive and result.steps[3] is None
+    tight = best_assignment([steps[:6]] * 8, [[] for _ in range(8)], budget=5_000)
+    assert tight.reached == 6 and not tight.exhaustive
+    chain = best_assignment([steps] * 10, [[]] + [[i] for i in range(9)])
+    assert chain.steps == tuple(range(10)) and chain.exhaustive

@@ -13,7 +13,8 @@ the steps only one milestone can use, the earliest is always as good as any late
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import bisect
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 __all__ = ["Assignment", "best_assignment"]
@@ -48,7 +49,14 @@ def best_assignment(
             users.setdefault(c, []).append(i)
     # a step is exclusive to milestone i when no milestone after i can use it
     exclusive = [{c for c in cs if max(users[c]) == i} for i, cs in enumerate(cands)]
-    state = _Search(n, cands, [list(p) for p in preds], exclusive, budget)
+    # a milestone can be reached only if a step fits it and its predecessors can be reached
+    possible: list[bool] = []
+    for i in range(n):
+        possible.append(bool(cands[i]) and all(possible[p] for p in preds[i]))
+    left = [0] * (n + 1)  # how many milestones from i on can be reached at all: the bound
+    for i in range(n - 1, -1, -1):
+        left[i] = left[i + 1] + possible[i]
+    state = _Search(n, cands, [list(p) for p in preds], exclusive, budget, left)
     state.run(0, [None] * n, set(), 0)
     return Assignment(tuple(state.best), state.nodes <= budget)
 
@@ -56,7 +64,7 @@ def best_assignment(
 class _Search:
     """The depth-first search of ``best_assignment``."""
 
-    __slots__ = ("best", "best_count", "budget", "cands", "exclusive", "n", "nodes", "preds")
+    __slots__ = ("best", "best_count", "budget", "cands", "exclusive", "left", "n", "nodes", "preds")
 
     def __init__(
         self,
@@ -65,8 +73,10 @@ class _Search:
         preds: list[list[int]],
         exclusive: list[set[int]],
         budget: int,
+        left: list[int],
     ) -> None:
         self.n, self.cands, self.preds, self.exclusive, self.budget = n, cands, preds, exclusive, budget
+        self.left = left
         self.best: list[int | None] = [None] * n
         self.best_count = 0
         self.nodes = 0
@@ -74,14 +84,16 @@ class _Search:
     def run(self, i: int, assigned: list[int | None], used: set[int], count: int) -> None:
         """Decide milestone ``i`` and the ones after it."""
         self.nodes += 1
-        if self.nodes > self.budget or self.best_count == self.n:
+        if self.nodes > self.budget or self.best_count == self.left[0]:
             return
-        if count + (self.n - i) <= self.best_count:
+        if count + self.left[i] <= self.best_count:
             return  # the milestones left cannot beat the best found
         if i == self.n:
             self.best, self.best_count = list(assigned), count
             return
         for c in self._options(i, assigned, used):
+            if self.nodes > self.budget or self.best_count == self.left[0]:
+                break
             assigned[i] = c
             used.add(c)
             self.run(i + 1, assigned, used, count + 1)
@@ -89,23 +101,22 @@ class _Search:
         assigned[i] = None
         self.run(i + 1, assigned, used, count)
 
-    def _options(self, i: int, assigned: list[int | None], used: set[int]) -> list[int]:
+    def _options(self, i: int, assigned: list[int | None], used: set[int]) -> Iterator[int]:
         """The steps milestone ``i`` may take, earliest first: every free shared step after its
-        predecessors' steps, and the earliest such step only it can use."""
+        predecessors' steps, and the earliest such step only it can use (made as the search asks, so
+        that a long list costs nothing once the budget is spent)."""
         lower = -1
         for p in self.preds[i]:
             at = assigned[p]
             if at is None:
-                return []  # a milestone is reached only after all it must follow
+                return  # a milestone is reached only after all it must follow
             lower = max(lower, at)
-        out: list[int] = []
         took_exclusive = False
-        for c in self.cands[i]:
-            if c <= lower or c in used:
+        for c in self.cands[i][bisect.bisect_right(self.cands[i], lower) :]:
+            if c in used:
                 continue
             if c in self.exclusive[i]:
                 if took_exclusive:
                     continue
                 took_exclusive = True
-            out.append(c)
-        return out
+            yield c
