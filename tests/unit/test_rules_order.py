@@ -199,3 +199,36 @@ def test_repeats_and_retries_on_two_stacks(poller: ta.TraceAsserter) -> None:
 
 def test_a_run_without_repeats(run: ta.TraceAsserter) -> None:
     run.does_not_repeat_tool_calls().does_not_repeat_tool_calls_in_a_row()
+
+
+def test_wrong_arguments_are_errors(run: ta.TraceAsserter) -> None:
+    with pytest.raises(TypeError, match="a tool name must be a str, got 3"):
+        run.calls_tool_after(3, "get_weather")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="must not be empty"):
+        run.starts_with_tool("")
+    with pytest.raises(TypeError, match="changed_arguments must be True, False or None"):
+        run.has_retried_failed_tools(changed_arguments="yes")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="max_count must be >= 1"):
+        run.does_not_repeat_tool_calls(max_count=0)
+    with pytest.raises(TypeError, match="max_count must be an int"):
+        run.does_not_repeat_tool_calls(max_count=True)
+
+
+def test_soft_collects_the_rules(run: ta.TraceAsserter) -> None:
+    with pytest.raises(ta.TraceAssertionError) as failure:
+        with run.soft() as s:
+            s.ends_with_tool("explode").starts_with_tool("get_weather")
+            s.has_retried_failed_tools()
+            s.calls_only_tools("get_*")
+    text = str(failure.value)
+    assert text.startswith("3 checks failed:")
+    assert "ends_with_tool('explode')" in text and "calls_only_tools('get_*')" in text
+
+
+def test_secrets_in_arguments_are_redacted() -> None:
+    b = SpanBuilder()
+    agent = b.agent("bot")
+    for _ in range(2):
+        b.tool("login", agent, '{"user": "ann", "api_key": "sk-live-0123456789abcdef"}', "ok")
+    text = first_line(lambda: ta.TraceAsserter(b.trace()).does_not_repeat_tool_calls_in_a_row())
+    assert "login(user='ann', api_key=" in text and "0123456789abcdef" not in text
