@@ -232,3 +232,16 @@ def test_secrets_in_arguments_are_redacted() -> None:
         b.tool("login", agent, '{"user": "ann", "api_key": "sk-live-0123456789abcdef"}', "ok")
     text = first_line(lambda: ta.TraceAsserter(b.trace()).does_not_repeat_tool_calls_in_a_row())
     assert "login(user='ann', api_key=" in text and "0123456789abcdef" not in text
+
+
+def test_a_nesting_line_when_nested_agents_steps_decide() -> None:
+    nested = ta.TraceAsserter(trace_of("nested"))  # planner: research (researcher: search x2), book_hotel
+    with pytest.raises(ta.TraceAssertionError) as failure:
+        nested.calls_tool_directly_after("book_hotel", "research")
+    assert str(failure.value).splitlines()[1] == (
+        "nesting: 'search' was called once, by nested agent 'researcher' inside 'planner'; top_level_only() "
+        "checks planner's own steps only"
+    )
+    with pytest.raises(ta.TraceAssertionError) as failure:
+        nested.top_level_only().calls_tool_directly_after("research", "book_hotel")
+    assert "nesting:" not in str(failure.value)

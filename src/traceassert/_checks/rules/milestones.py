@@ -157,9 +157,8 @@ def _mined(
     if hits:
         parts = [f"{m.label()}: {step(steps, j)}" for m, j in hits[:5]]
         more = f", ... ({len(hits) - 5} more)" if len(hits) > 5 else ""
-        fail_steps(
-            sel, check, steps, f"{expected}, found a step on a minefield: {'; '.join(parts)}{more}", message
-        )
+        problem = f"{expected}, found a step on a minefield: {'; '.join(parts)}{more}"
+        fail_steps(sel, check, steps, problem, message, [j for _, j in hits])
         return True
     unknown = [r for r in selection_unknowns(sel) if any(m.tool.matches(r.name) for m in mines)]
     if unknown:

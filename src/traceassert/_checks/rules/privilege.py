@@ -65,9 +65,8 @@ def calls_only_tools(
         shown = "; ".join(f"{_why(steps.tools[j].name, deny)} {_at(steps, j)}" for j in bad[:5])
         more = f"; ... ({len(bad) - 5} more)" if len(bad) > 5 else ""
         names = ", ".join(dict.fromkeys(repr(steps.tools[j].name) for j in bad))
-        fail_steps(
-            sel, check, steps, f"{expected}, found {len(bad)} other call(s) ({names}): {shown}{more}", message
-        )
+        problem = f"{expected}, found {len(bad)} other call(s) ({names}): {shown}{more}"
+        fail_steps(sel, check, steps, problem, message, bad)
         return sel
     unknown = [r for r in selection_unknowns(sel, None, agent) if not _allowed(r.name, allow, deny)]
     if unknown:

@@ -59,7 +59,7 @@ def has_retried_failed_tools(
             continue
         problem = _not_retried(steps, i, changed_arguments, sel.unknown_outcomes == "accept")
         if problem:
-            fail_steps(sel, check, steps, f"{expected}, found {step(steps, i)} failed{problem}", message)
+            fail_steps(sel, check, steps, f"{expected}, found {step(steps, i)} failed{problem}", message, [i])
             return sel
     unknown_steps(sel, check, steps, expected, message)
     return sel
@@ -114,7 +114,8 @@ def does_not_repeat_tool_calls(
         loops.sort(key=lambda where: (-len(where), where[0]))
         parts = [_repeated(steps, where) for where in loops[:3]]
         more = f"; and {len(loops) - 3} more repeated call(s)" if len(loops) > 3 else ""
-        fail_steps(sel, check, steps, f"{expected}, found " + "; ".join(parts) + more, message)
+        involved = [j for where in loops[:3] for j in where]
+        fail_steps(sel, check, steps, f"{expected}, found " + "; ".join(parts) + more, message, involved)
         return sel
     unknown_steps(sel, check, steps, expected, message)
     return sel
@@ -140,6 +141,7 @@ def does_not_repeat_tool_calls_in_a_row(sel: Selection, *, message: str | None =
             steps,
             f"{expected}, found {_call(steps, i)} at steps {i} and {i + 1} ({_agents(steps, i)}){more}",
             message,
+            [i - 1, i],
         )
         return sel
     unknown_steps(sel, check, steps, expected, message)

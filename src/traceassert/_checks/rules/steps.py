@@ -9,15 +9,16 @@ names each step by its number, its call and the agent that made it.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from ..._common.redact import shown
 from ..._common.text import short
-from ..._model.records import ToolExecution
+from ..._model.records import AgentInvocation, ToolExecution
 from ..._render import describe_tool
 from ..fail import fail
 from ..matching import as_text
+from ..nesting import NOTE, nested_records_text, own_hint, split_records
 from ..records_scope import tool_scope
 from ..selection import Selection
 from ..unknown import cannot_tell, selection_unknowns
@@ -36,14 +37,27 @@ __all__ = [
 
 
 class Steps:
-    """The tool calls of a selection in start order (``tools``), and whether nested agents' calls
-    are among them (``top``: ``top_level_only()`` left them out)."""
+    """The tool calls of a selection in start order (``tools``), whether nested agents' calls are
+    among them (``top``: ``top_level_only()`` left them out), and the selection's principal
+    invocations (whose own calls the others are nested in)."""
 
-    __slots__ = ("tools", "top")
+    __slots__ = ("_nested", "principals", "tools", "top")
 
-    def __init__(self, tools: Sequence[ToolExecution], top: bool) -> None:
+    def __init__(
+        self, tools: Sequence[ToolExecution], top: bool, principals: Sequence[AgentInvocation] = ()
+    ) -> None:
         self.tools = list(tools)
         self.top = top
+        self.principals = list(principals)
+        self._nested: set[int] | None = None
+
+    def nested(self, where: Iterable[int]) -> list[ToolExecution]:
+        """The steps at ``where`` that nested agents made (none after ``top_level_only()``)."""
+        if self.top:
+            return []
+        if self._nested is None:
+            self._nested = {id(t) for t in split_records(self.tools, self.principals)[1]}
+        return [self.tools[i] for i in dict.fromkeys(where) if id(self.tools[i]) in self._nested]
 
     def __len__(self) -> int:
         return len(self.tools)
@@ -61,7 +75,7 @@ def steps_of(sel: Selection) -> Steps:
     """The steps of the selection (see the module docstring)."""
     scope = tool_scope(sel)
     tools = sorted(scope.counted, key=lambda t: t.start_ns)  # stable: parallel calls keep their order
-    return Steps(tools, scope.top)
+    return Steps(tools, scope.top, scope.principals)
 
 
 def agent_of(tool: ToolExecution) -> str:
@@ -104,10 +118,24 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def fail_steps(sel: Selection, check: str, steps: Steps, problem: str, message: str | None) -> None:
+def fail_steps(
+    sel: Selection,
+    check: str,
+    steps: Steps,
+    problem: str,
+    message: str | None,
+    involved: Iterable[int] = (),
+) -> None:
     """Fail ``check`` with ``problem``, listing the steps (unless they are the trace's tool executions
-    in their order, which every failure lists anyway)."""
+    in their order, which every failure lists anyway); when nested agents made some of the steps
+    ``involved`` in the counterexample, a ``nesting:`` line says so and names the choice."""
     __tracebackhide__ = True
+    nested = steps.nested(involved)
+    if nested:
+        problem += (
+            f"{NOTE}{nested_records_text(nested, steps.principals, 'called')}; top_level_only() checks "
+            f"{own_hint(nested, steps.principals)} steps only"
+        )
     same = [id(t) for t in steps.tools] == [id(t) for t in sel.trace.tool_executions]
     fail(sel, check, problem, message=message, details="" if same and steps.tools else steps.listing())
 

@@ -67,7 +67,7 @@ def calls_tool_after(
     else:
         later_a = at_steps(steps, at_a)
         found = f"found {at_steps(steps, at_b)}, but every call of {a.shown()} came later: {later_a}"
-    fail_steps(sel, check, steps, f"{expected}, {found}", message)
+    fail_steps(sel, check, steps, f"{expected}, {found}", message, [*at_b, *at_a])
     return sel
 
 
@@ -96,7 +96,8 @@ def calls_tool_directly_after(
             for i in at_a[:5]
         ]
         found = f"found {len(at_a)} call(s) of {a.shown()}, none followed by it: " + "; ".join(nexts)
-    fail_steps(sel, check, steps, f"{expected}, {found}", message)
+    nexts_at = [i + 1 for i in at_a if i + 1 < len(steps)]
+    fail_steps(sel, check, steps, f"{expected}, {found}", message, [*at_a, *nexts_at])
     return sel
 
 
@@ -120,6 +121,7 @@ def does_not_call_tool_after(
             steps,
             f"{expected}, found {at_steps(steps, after)}, after {step(steps, at_a[0])}",
             message,
+            [*after, at_a[0]],
         )
         return sel
     unknown_steps(sel, check, steps, expected, message)
@@ -157,7 +159,7 @@ def calls_tool_only_after(
             why = f"found {at_steps(steps, early)}{what}"
             if first_ok is not None:
                 why += f" (the first successful one is step {first_ok + 1})"
-        fail_steps(sel, check, steps, f"{expected}, {why}", message)
+        fail_steps(sel, check, steps, f"{expected}, {why}", message, early)
         return sel
     unknown_steps(sel, check, steps, expected, message)
     return sel
@@ -190,5 +192,5 @@ def _at_end(sel: Selection, name: str, tool_name: NameLike, index: int, message:
         return sel
     others = positions(steps, pattern)
     also = f"; {at_steps(steps, others)}" if others else f"; {pattern.shown()} was never called"
-    fail_steps(sel, check, steps, f"{expected}, found {step(steps, at)}{also}", message)
+    fail_steps(sel, check, steps, f"{expected}, found {step(steps, at)}{also}", message, [at])
     return sel
