@@ -52,9 +52,9 @@ class NamePattern:
             return False
         if self.kind in ("name", "exact"):
             return name == self.text
-        if self.kind == "glob":
-            return (self.also_exact and name == self.text) or fnmatch.fnmatchcase(name, self.text)
-        assert self.regex is not None
+        if self.kind == "glob" and self.also_exact and name == self.text:
+            return True
+        assert self.regex is not None  # a glob's is made from it (``fnmatch.translate``)
         return self.regex.fullmatch(name) is not None
 
     def shown(self) -> str:
@@ -83,7 +83,12 @@ def glob(pattern: str) -> NamePattern:
     """The names the glob ``pattern`` matches (``fnmatch``, case-sensitive), and only those."""
     if not isinstance(pattern, str) or not pattern:
         raise TypeError(f"ta.glob takes a non-empty str, got {pattern!r}")
-    return NamePattern(pattern, "glob")
+    return NamePattern(pattern, "glob", regex=_glob_regex(pattern))
+
+
+def _glob_regex(pattern: str) -> re.Pattern[str]:
+    """The regular expression of a glob, as ``fnmatch.fnmatchcase`` reads it (compiled once)."""
+    return re.compile(fnmatch.translate(pattern))
 
 
 #: what a check takes where it takes a name
@@ -108,7 +113,7 @@ def pattern_of(value: Any, what: str, check: str) -> NamePattern:
     if not value:
         raise ValueError(f"{check}: a {what} name must not be empty")
     if GLOB_CHARS & set(value):
-        return NamePattern(value, "glob", also_exact=True)
+        return NamePattern(value, "glob", also_exact=True, regex=_glob_regex(value))
     return NamePattern(value, "name")
 
 
@@ -116,13 +121,15 @@ class Names:
     """Several names or patterns, any of them: ``matches(name)``, the names when all are plain names
     (``exact_names``), and the words of the messages."""
 
-    __slots__ = ("_exact", "_others", "patterns")
+    __slots__ = ("_exact", "_others", "_seen", "patterns")
 
     def __init__(self, patterns: Iterable[NamePattern]) -> None:
         self.patterns: tuple[NamePattern, ...] = tuple(dict.fromkeys(patterns))
         #: the plain names, looked up at once; the patterns, tried in turn
         self._exact = frozenset(p.text for p in self.patterns if p.is_name)
         self._others = tuple(p for p in self.patterns if not p.is_name)
+        #: the answers for names already asked about (a run repeats a few tool names many times)
+        self._seen: dict[str | None, bool] = {}
 
     @classmethod
     def of(cls, value: Any, what: str, check: str) -> Names:
@@ -145,7 +152,12 @@ class Names:
         """True when any pattern matches ``name``."""
         if name in self._exact:
             return True
-        return any(p.matches(name) for p in self._others)
+        if not self._others:
+            return False
+        seen = self._seen.get(name)
+        if seen is None:
+            seen = self._seen[name] = any(p.matches(name) for p in self._others)
+        return seen
 
     @property
     def exact_names(self) -> tuple[str, ...] | None:
