@@ -130,3 +130,23 @@ def test_generated_tests_write_names_with_glob_characters_as_exact(tmp_path: Pat
     module = tmp_path / "test_globs.py"
     module.write_text(test.source)
     runpy.run_path(str(module))["test_globs"]()
+
+
+@pytest.mark.parametrize(
+    "recording", ["openinference_openai_agents_handoffs_parallel", "monocle_langgraph_handoffs_parallel"]
+)
+def test_handoff_checks_take_patterns(recording: str) -> None:
+    desk = ta.TraceAsserter(recorded_trace(recording))  # concierge hands off to bookings
+    desk.handed_off_to("book*").called_tool("book_*")
+    desk.handed_off_to(re.compile("b.*s")).does_not_hand_off()
+    desk.does_not_hand_off(to=["billing", "refund*"])
+    with pytest.raises(ta.TraceAssertionError) as err:
+        desk.does_not_hand_off(to="book*")
+    assert (
+        str(err.value)
+        .splitlines()[0]
+        .startswith(
+            "does_not_hand_off('book*'): expected no handoff to an agent matching 'book*', found 1: concierge -> bookings"
+        )
+    )
+    desk.called_agent("concierge").top_level_only().has_handed_off_to("book*")

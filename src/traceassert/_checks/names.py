@@ -181,7 +181,8 @@ class Names:
         if len(shown) == 1:
             if self.patterns[0].is_name:
                 return f"{what} {shown[0]}"
-            return f"a {what} matching {shown[0]}"
+            article = "an" if what[:1] in "aeiou" else "a"
+            return f"{article} {what} matching {shown[0]}"
         return f"any of the {what}s " + ", ".join(shown)
 
     def listed(self) -> str:
