@@ -10,9 +10,6 @@ import pytest
 
 pytest.importorskip("pydantic_ai")
 
-#: one inner pytest run in a subprocess, with Pydantic AI imported: several seconds
-pytestmark = pytest.mark.slow
-
 ROOT = Path(__file__).resolve().parents[2]
 HANDOFFS = ROOT / "tests" / "data" / "openinference_openai_agents_handoffs_parallel.json"
 
