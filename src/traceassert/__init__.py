@@ -12,7 +12,9 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from ._asserter import AgentSelection, ToolSelection, TraceAsserter, assert_trace, soft
     from ._capture import Capture, capture, scope
+    from ._checks.names import NamePattern, exact, glob
     from ._checks.redacted import Redacted
+    from ._checks.rules.milestones import Milestone, milestone
     from ._errors import (
         TraceAssertionError,
         TraceAssertWarning,
@@ -68,10 +70,12 @@ _EXPORTS: dict[str, str] = {
     "Judge": "._evaluation.judge",
     "JudgeError": "._evaluation.judge",
     "Matcher": "._evaluation.expect",
+    "Milestone": "._checks.rules.milestones",
     "ModelCall": "._model.records",
     "Outcome": "._fleet",
     "Policy": "._fleet",
     "PolicyError": "._fleet",
+    "NamePattern": "._checks.names",
     "Redacted": "._checks.redacted",
     "Retrieval": "._model.records",
     "Score": "._evaluation.results",
@@ -98,9 +102,12 @@ _EXPORTS: dict[str, str] = {
     "capture": "._capture",
     "check_files": "._fleet",
     "dump_trace": "._loaders",
+    "exact": "._checks.names",
     "expect": "._evaluation.expect",
+    "glob": "._checks.names",
     "instrument": "._instrument",
     "load_trace": "._trace",
+    "milestone": "._checks.rules.milestones",
     "parse_spans": "._loaders",
     "policy": "._fleet",
     "record_score": "._evaluation.results",
@@ -126,7 +133,9 @@ __all__ = [
     "Judge",
     "JudgeError",
     "Matcher",
+    "Milestone",
     "ModelCall",
+    "NamePattern",
     "Outcome",
     "Policy",
     "PolicyError",
@@ -156,9 +165,12 @@ __all__ = [
     "capture",
     "check_files",
     "dump_trace",
+    "exact",
     "expect",
+    "glob",
     "instrument",
     "load_trace",
+    "milestone",
     "parse_spans",
     "policy",
     "record_score",

@@ -3,6 +3,8 @@ mypy; never run). Each ``assert_type`` is a claim about the return type of a cha
 
 from __future__ import annotations
 
+import re
+
 from typing_extensions import assert_type
 
 import traceassert as ta
@@ -33,6 +35,19 @@ def chains(trace: ta.Trace) -> None:
     assert_type(tools.accepting_unknown_outcomes(), ta.ToolSelection)
     with a.soft() as s:
         assert_type(s, ta.TraceAsserter)
+
+
+def rules(trace: ta.Trace) -> None:
+    """Name patterns and the rules over a run keep the type of the selection they are called on."""
+    a = ta.TraceAsserter(trace)
+    assert_type(a.called_tool("search_*", agent_name=re.compile("plan.*")), ta.ToolSelection)
+    assert_type(a.called_agent(ta.exact("a*b")), ta.AgentSelection)
+    assert_type(a.calls_tool_after("book", "search").ends_with_tool(ta.glob("submit*")), ta.TraceAsserter)
+    assert_type(
+        a.called_agent("planner").calls_only_tools(["search_*"], denied="delete_*"), ta.AgentSelection
+    )
+    assert_type(a.called_tool("x").has_milestones(ta.milestone("y", after=[])), ta.ToolSelection)
+    assert_type(a.has_retried_failed_tools().does_not_repeat_tool_calls(max_count=2), ta.TraceAsserter)
 
 
 def refused(trace: ta.Trace) -> None:

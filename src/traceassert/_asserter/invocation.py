@@ -12,6 +12,7 @@ from .._checks.invocation import order as _order
 from .._checks.invocation import outcome as _outcome
 from .._checks.invocation import tools as _tools
 from .._checks.invocation.args import ArgumentsCheck, Expectation
+from .._checks.names import NameLike
 from .._model.records import ToolExecution
 from .base import AsserterBase
 
@@ -28,7 +29,7 @@ class InvocationToolFamily(AsserterBase):
 
     def has_tool_executed(
         self,
-        tool_name: str,
+        tool_name: NameLike,
         *,
         count: int | None = None,
         min_count: int | None = None,
@@ -41,7 +42,7 @@ class InvocationToolFamily(AsserterBase):
         wanted = Count.of(count, min_count, max_count)
         return self._keep(_tools.has_tool_executed(self._state, tool_name, count=wanted, message=message))
 
-    def has_tool_executed_times(self, tool_name: str, times: int, *, message: str | None = None) -> Self:
+    def has_tool_executed_times(self, tool_name: NameLike, times: int, *, message: str | None = None) -> Self:
         """The tool was executed successfully exactly ``times`` times (0: never successfully).
         Marks its successful executions."""
         __tracebackhide__ = True
@@ -74,7 +75,7 @@ class InvocationToolFamily(AsserterBase):
         )
 
     def has_tool_executed_with(
-        self, tool_name: str, arguments: ArgumentsCheck, *, message: str | None = None
+        self, tool_name: NameLike, arguments: ArgumentsCheck, *, message: str | None = None
     ) -> Self:
         """The tool was executed successfully at least once with matching arguments.
 
@@ -89,7 +90,7 @@ class InvocationToolFamily(AsserterBase):
         return self._keep(_tools.has_tool_executed_with(self._state, tool_name, arguments, message=message))
 
     def has_tool_execution_failed(
-        self, tool_name: str, *, error_containing: str | None = None, message: str | None = None
+        self, tool_name: NameLike, *, error_containing: str | None = None, message: str | None = None
     ) -> Self:
         """The tool was executed at least once and that execution failed (it raised, or its arguments
         were invalid); with ``error_containing``, a failed execution whose error type or message contains
@@ -272,7 +273,7 @@ class HandoffInvocationFamily(AsserterBase):
 
     __slots__ = ()
 
-    def has_handed_off_to(self, agent_name: str, *, message: str | None = None) -> Self:
+    def has_handed_off_to(self, agent_name: NameLike, *, message: str | None = None) -> Self:
         """The invocation handed control to ``agent_name`` at least once (a handoff, never a tool
         execution)."""
         __tracebackhide__ = True

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from .._checks.count import Count
@@ -10,6 +9,7 @@ from .._checks.monocle import agents as _agents
 from .._checks.monocle import handoffs as _handoffs
 from .._checks.monocle import tools as _tools
 from .._checks.monocle import turns as _turns
+from .._checks.names import NameLike, NamesLike
 from .base import AsserterBase
 
 if TYPE_CHECKING:
@@ -27,8 +27,8 @@ class ToolFamily(AsserterBase):
 
     def called_tool(
         self,
-        tool_name: str | Sequence[str],
-        agent_name: str | None = None,
+        tool_name: NamesLike,
+        agent_name: NameLike | None = None,
         *,
         count: int | None = None,
         min_count: int | None = None,
@@ -53,8 +53,8 @@ class ToolFamily(AsserterBase):
 
     def called_any_tool(
         self,
-        tool_names: Sequence[str],
-        agent_name: str | None = None,
+        tool_names: NamesLike,
+        agent_name: NameLike | None = None,
         *,
         count: int | None = None,
         min_count: int | None = None,
@@ -75,7 +75,7 @@ class ToolFamily(AsserterBase):
         )
 
     def does_not_call_tool(
-        self, tool_names: str | Sequence[str], agent_name: str | None = None, *, message: str | None = None
+        self, tool_names: NamesLike, agent_name: NameLike | None = None, *, message: str | None = None
     ) -> Self:
         """Fail when any of ``tool_names`` (one name or several) was called inside the selection (by
         ``agent_name`` when given). Nested agents' calls count unless ``top_level_only()`` was called."""
@@ -83,7 +83,7 @@ class ToolFamily(AsserterBase):
         return self._keep(_tools.does_not_call_tool(self._state, tool_names, agent_name, message=message))
 
     def does_not_call_any_tool(
-        self, tool_names: Sequence[str], agent_name: str | None = None, *, message: str | None = None
+        self, tool_names: NamesLike, agent_name: NameLike | None = None, *, message: str | None = None
     ) -> Self:
         """Fail when any of ``tool_names`` was called inside the selection (by ``agent_name``)."""
         __tracebackhide__ = True
@@ -112,7 +112,7 @@ class AgentFamily(AsserterBase):
 
     def called_agent(
         self,
-        agent_name: str | Sequence[str],
+        agent_name: NamesLike,
         *,
         count: int | None = None,
         min_count: int | None = None,
@@ -132,7 +132,7 @@ class AgentFamily(AsserterBase):
 
     def called_any_agent(
         self,
-        agent_names: Sequence[str],
+        agent_names: NamesLike,
         *,
         count: int | None = None,
         min_count: int | None = None,
@@ -148,12 +148,12 @@ class AgentFamily(AsserterBase):
             ),
         )
 
-    def does_not_call_agent(self, agent_name: str | Sequence[str], *, message: str | None = None) -> Self:
+    def does_not_call_agent(self, agent_name: NamesLike, *, message: str | None = None) -> Self:
         """Fail when ``agent_name`` (one name or several) was invoked inside the selection."""
         __tracebackhide__ = True
         return self._keep(_agents.does_not_call_agent(self._state, agent_name, message=message))
 
-    def does_not_call_any_agent(self, agent_names: Sequence[str], *, message: str | None = None) -> Self:
+    def does_not_call_any_agent(self, agent_names: NamesLike, *, message: str | None = None) -> Self:
         """Fail when any of ``agent_names`` was invoked inside the selection."""
         __tracebackhide__ = True
         return self._keep(_agents.does_not_call_any_agent(self._state, agent_names, message=message))
@@ -179,14 +179,14 @@ class HandoffFamily(AsserterBase):
 
     __slots__ = ()
 
-    def handed_off_to(self, agent_name: str | Sequence[str], *, message: str | None = None) -> AgentSelection:
+    def handed_off_to(self, agent_name: NamesLike, *, message: str | None = None) -> AgentSelection:
         """Narrow to the invocation(s) of ``agent_name`` (one name, or a list: any of them) that took
         over through a handoff made inside the selection; fail when there is no such handoff, or when
         the trace does not record the run of the agent handed to."""
         __tracebackhide__ = True
         return self._narrowed("agents", _handoffs.handed_off_to(self._state, agent_name, message=message))
 
-    def does_not_hand_off(self, to: str | Sequence[str] | None = None, *, message: str | None = None) -> Self:
+    def does_not_hand_off(self, to: NamesLike | None = None, *, message: str | None = None) -> Self:
         """Fail when a handoff was made inside the selection (to ``to``, one agent name or several,
         when given)."""
         __tracebackhide__ = True

@@ -18,6 +18,7 @@ from .invocation import InvocationFamily
 from .io import IOFamily
 from .more import BudgetFamily, EvalFamily, GoldenFamily
 from .records import AgentFamily, HandoffFamily, ToolFamily, TurnFamily
+from .rules import MilestoneFamily, OrderFamily, PrivilegeFamily
 from .spans import ScopeFamily, SpanFamily
 
 __all__ = ["AgentSelection", "SelectionChecks", "ToolSelection", "TraceAsserter"]
@@ -33,6 +34,9 @@ class SelectionChecks(
     BudgetFamily,
     EvalFamily,
     GoldenFamily,
+    OrderFamily,
+    MilestoneFamily,
+    PrivilegeFamily,
 ):
     """The checks every selection offers: the Monocle-style family, budgets, evaluations, goldens."""
 

@@ -3,12 +3,14 @@ here and nowhere else), and name lists."""
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from .._common.redact import shown
 from .._common.text import short
+from .names import NamePattern, Names, pattern_of
 
 __all__ = [
     "agent_arg",
@@ -26,9 +28,14 @@ __all__ = [
 
 
 def as_written(value: Any) -> str:
-    """An argument as the Monocle-style checks show it: a list of names as a list, else short JSON."""
+    """An argument as the Monocle-style checks show it: a list of names as a list, a name pattern as
+    written (``re.compile('a.*')``), else short JSON."""
+    if isinstance(value, NamePattern | re.Pattern):
+        return pattern_of(value, "", "").shown()
     if isinstance(value, list | tuple) and all(isinstance(x, str) for x in value):
         return repr(list(value))
+    if isinstance(value, list | tuple) and all(isinstance(x, str | NamePattern | re.Pattern) for x in value):
+        return "[" + ", ".join(as_written(x) for x in value) + "]"
     return short(value, 60)
 
 
@@ -61,48 +68,41 @@ def python_call(name: str, *args: Any) -> str:
     return _written(name, args, {}, as_python, keep_none=True)
 
 
-def names_arg(value: Any, what: str, check: str) -> tuple[str, ...]:
-    """One name or several (any of them) as a tuple without repeats; TypeError for a wrong type,
-    ValueError for no name at all."""
-    if isinstance(value, str):
-        items: list[Any] = [value]
-    elif isinstance(value, Iterable) and not isinstance(value, bytes | dict):
-        items = list(value)
-    else:
-        raise TypeError(f"{check} takes a {what} name (str) or a list of them, got {value!r}")
-    for item in items:
-        if not isinstance(item, str):
-            raise TypeError(f"{check}: a {what} name must be a str, got {item!r}")
-        if not item:
-            raise ValueError(f"{check}: a {what} name must not be empty")
-    if not items:
-        raise ValueError(f"{check} needs at least one {what} name")
-    return tuple(dict.fromkeys(items))
+def names_arg(value: Any, what: str, check: str) -> Names:
+    """One name or several (any of them), each a name, a glob or a compiled regex (see ``names``), without
+    repeats; TypeError for a wrong type, ValueError for no name at all."""
+    return Names.of(value, what, check)
 
 
-def one_name(name: Any, what: str = "tool_name") -> str:
-    """A single non-empty name (the invocation checks take one); TypeError otherwise."""
-    if not isinstance(name, str) or not name:
-        raise TypeError(f"{what} must be a non-empty str, got {name!r}")
-    return name
+def one_name(name: Any, what: str = "tool_name") -> NamePattern:
+    """A single name or pattern (the invocation checks take one); TypeError otherwise."""
+    if isinstance(name, NamePattern | re.Pattern) or (isinstance(name, str) and name):
+        return pattern_of(name, what, what)
+    raise TypeError(f"{what} must be a non-empty str, got {name!r}")
 
 
-def agent_arg(value: Any, check: str) -> str | None:
-    """``agent_name=``: an agent name or None (TypeError otherwise)."""
-    if value is not None and (not isinstance(value, str) or not value):
-        raise TypeError(f"{check}: agent_name must be a non-empty str or None, got {value!r}")
-    return value
+def agent_arg(value: Any, check: str) -> NamePattern | None:
+    """``agent_name=``: an agent name or pattern, or None (TypeError otherwise)."""
+    if value is None:
+        return None
+    if isinstance(value, NamePattern | re.Pattern) or (isinstance(value, str) and value):
+        return pattern_of(value, "agent", check)
+    raise TypeError(f"{check}: agent_name must be a non-empty str or None, got {value!r}")
 
 
-def quoted(names: Sequence[str], what: str) -> str:
-    """``tool 'a'`` or ``any of the tools 'a', 'b'``."""
+def quoted(names: Sequence[str] | Names, what: str) -> str:
+    """``tool 'a'`` or ``any of the tools 'a', 'b'`` (``a tool matching 'search_*'`` for a pattern)."""
+    if isinstance(names, Names):
+        return names.quoted(what)
     if len(names) == 1:
         return f"{what} {names[0]!r}"
     return f"any of the {what}s " + ", ".join(repr(n) for n in names)
 
 
-def listed(names: Iterable[str]) -> str:
-    """``'a', 'b'``, or ``none``."""
+def listed(names: Iterable[str] | Names) -> str:
+    """``'a', 'b'``, or ``none`` (patterns as written)."""
+    if isinstance(names, Names):
+        return names.listed()
     items = list(names)
     return ", ".join(repr(n) for n in items) if items else "none"
 

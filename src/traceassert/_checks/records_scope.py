@@ -13,6 +13,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from .._model.records import AgentInvocation, Handoff, ToolExecution
+from .names import Names
 from .nesting import split_agents, split_records
 from .selection import Selection
 
@@ -74,15 +75,16 @@ def below_tools_agents(sel: Selection) -> list[AgentInvocation]:
     ]
 
 
-def tool_scope(sel: Selection, names: Sequence[str] | None = None) -> Scoped:
+def tool_scope(sel: Selection, names: Names | None = None) -> Scoped:
     """The tool executions inside the selection (of ``names`` when given), failed ones too."""
     trace = sel.trace
     wide = sel.with_nested()
-    wanted = None if names is None else set(names)
+    wanted = names
+    exact = None if names is None else names.exact_names
     tools: list[ToolExecution]
     if not wide.narrowed:
-        if names is not None and len(names) == 1:
-            tools = list(trace.reconstruction.tools_by_name.get(names[0], ()))
+        if exact is not None and len(exact) == 1:
+            tools = list(trace.reconstruction.tools_by_name.get(exact[0], ()))
             wanted = None  # all of that name already
         else:
             tools = list(trace.tool_executions)
@@ -94,7 +96,7 @@ def tool_scope(sel: Selection, names: Sequence[str] | None = None) -> Scoped:
     else:
         tools = wide.selected_tools()
     if wanted is not None:
-        tools = [t for t in tools if t.name in wanted]
+        tools = [t for t in tools if wanted.matches(t.name)]
     return Scoped(tools, sel.principals(), sel.nested == "top")
 
 

@@ -10,12 +10,13 @@ names the calls (`cannot_tell`), unless ``accepting_unknown_outcomes()`` accepte
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 from .._dialects._base import NotRecorded
 from .._model.records import ModelCall, ToolRequest
 from .._trace import Trace
 from .count import Count
+from .names import NamePattern, Names
 from .selection import Selection
 from .unrecorded import gap
 
@@ -48,8 +49,8 @@ def _agent_name(call: ModelCall | None) -> str | None:
 def unknowns_of(
     sel: Selection,
     calls: Iterable[ModelCall],
-    names: Collection[str] | None = None,
-    agent_name: str | None = None,
+    names: Names | None = None,
+    agent_name: NamePattern | None = None,
 ) -> list[ToolRequest]:
     """The requests of ``calls`` (of ``names``, made by ``agent_name`` when given) whose outcome is
     unknown; none when the selection accepts unknown outcomes."""
@@ -60,13 +61,13 @@ def unknowns_of(
         for c in calls
         for r in c.requested_tools
         if r.outcome_unknown
-        and (names is None or r.name in names)
-        and (agent_name is None or _agent_name(c) == agent_name)
+        and (names is None or names.matches(r.name))
+        and (agent_name is None or agent_name.matches(_agent_name(c)))
     ]
 
 
 def selection_unknowns(
-    sel: Selection, names: Collection[str] | None = None, agent_name: str | None = None
+    sel: Selection, names: Names | None = None, agent_name: NamePattern | None = None
 ) -> list[ToolRequest]:
     """``unknowns_of`` the model calls inside the selection (the Monocle-style scope: nested agents'
     calls count unless ``top_level_only()`` was called)."""

@@ -27,6 +27,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from .._checks.names import GLOB_CHARS
 from .._common.redact import redact_text, redact_value
 from .generate_facts import AgentFacts, TraceFacts, trace_facts
 from .literal import Unwritable, expected, literal
@@ -86,14 +87,20 @@ def _arguments(live: Any, golden: dict[str, Any]) -> tuple[str | None, bool]:
     return ("{" + ", ".join(items) + "}" if items else None), dropped
 
 
+def _name(name: str) -> str:
+    """A tool or agent name as source: ``ta.exact(...)`` when it holds glob characters, which the checks
+    would read as a glob."""
+    return f"ta.exact({literal(name)})" if GLOB_CHARS & set(name) else literal(name)
+
+
 def _agent_lines(facts: AgentFacts, var: str) -> Iterator[str]:
-    name = literal(facts.name)
-    where = f", nested in {', '.join(literal(p) for p, _ in facts.parents)}" if facts.parents else ""
+    name = _name(facts.name)
+    where = f", nested in {', '.join(_name(p) for p, _ in facts.parents)}" if facts.parents else ""
     when = f", turn {', '.join(str(t) for t in facts.turns)}" if facts.turns else ""
     yield f"# agent {name}: {facts.count} run(s){where}{when}"
     yield f"{var} = a.called_agent({name}, count={facts.count}).top_level_only()"
     for parent, inside in facts.parents:
-        yield f"a.called_agent({literal(parent)}).called_agent({name}, count={inside})"
+        yield f"a.called_agent({_name(parent)}).called_agent({name}, count={inside})"
     if facts.outcome == "succeeded":
         yield f"{var}.has_succeeded()"
     elif facts.outcome == "failed":
@@ -106,12 +113,12 @@ def _agent_lines(facts: AgentFacts, var: str) -> Iterator[str]:
         if failed.needle:
             yield from _call(
                 f"{var}.has_tool_execution_failed",
-                [literal(failed.name), f"error_containing={literal(failed.needle)}"],
+                [_name(failed.name), f"error_containing={literal(failed.needle)}"],
             )
         else:
-            yield f"{var}.has_tool_execution_failed({literal(failed.name)})"
+            yield f"{var}.has_tool_execution_failed({_name(failed.name)})"
     for target in facts.handoff_targets:
-        yield f"{var}.has_handed_off_to({literal(target)})"
+        yield f"{var}.has_handed_off_to({_name(target)})"
     if not facts.handoffs:
         yield f"{var}.has_no_handoffs()"
     yield f"{var}.has_own_model_call_count({facts.own_chat_calls})"
@@ -128,7 +135,7 @@ def _in_order(var: str, ok_tools: list[tuple[ToolExecution, ToolExecution]]) -> 
     for golden, run in ok_tools:
         args, dropped = _arguments(run.arguments, golden.arguments)
         left_out = left_out or dropped
-        items.append(literal(golden.name) if args is None else f"({literal(golden.name)}, {args})")
+        items.append(_name(golden.name) if args is None else f"({_name(golden.name)}, {args})")
     if left_out:
         yield _LEFT_OUT
     yield from _call(f"{var}.has_tools_executed_in_order", items, one_per_line=True)
@@ -155,7 +162,7 @@ def _outside_lines(facts: TraceFacts) -> Iterator[str]:
     if facts.outside_tools:
         yield "# tools executed outside any agent (the counts take in every execution of the tool)"
         for name, n in facts.outside_tools:
-            yield f"a.called_tool({literal(name)}, count={n})"
+            yield f"a.called_tool({_name(name)}, count={n})"
         yield from _in_order("a", facts.outside_ok_tools)
 
 

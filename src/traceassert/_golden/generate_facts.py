@@ -27,6 +27,7 @@ from .._checks.monocle.agents import called_agent
 from .._checks.monocle.handoffs import hands_to
 from .._checks.monocle.tools import called_tool
 from .._checks.monocle.turns import turns_in
+from .._checks.names import Names, exact
 from .._checks.selection import Selection
 from .._common.redact import REDACTED, redact_spans, redact_text
 
@@ -140,14 +141,16 @@ class _Reader:
 
     def agent(self, name: str, runs: list[AgentInvocation], top: Sequence[AgentInvocation]) -> AgentFacts:
         probe = self.probe
-        selected = called_agent(probe, name, count=ANY_NUMBER)
+        selected = called_agent(probe, exact(name), count=ANY_NUMBER)  # the name, not a glob it spells
         chosen = selected.selected_agents()
         facts = AgentFacts(name, len(chosen))
         parents = sorted(
             {r.parent.name for r in runs if r.parent is not None and not r.parent.implicit and r.parent.name}
         )
         for parent in parents:
-            inside = called_agent(called_agent(probe, parent), name, count=ANY_NUMBER).selected_agents()
+            inside = called_agent(
+                called_agent(probe, exact(parent)), exact(name), count=ANY_NUMBER
+            ).selected_agents()
             facts.parents.append((parent, len(inside)))
         ids = {id(r) for r in chosen}
         facts.turns = [turn for turn, inv in enumerate(top, 1) if id(inv) in ids]
@@ -185,7 +188,7 @@ def _target(handoff: Handoff) -> str | None:
     target = handoff.to_agent
     if target is None and handoff.to_invocation is not None:
         target = handoff.to_invocation.name
-    return target if target and hands_to(handoff, (target,)) else None
+    return target if target and hands_to(handoff, Names([exact(target)])) else None
 
 
 def _tokens(golden: Trace) -> tuple[tuple[int, int] | None, str | None]:
@@ -214,7 +217,8 @@ def trace_facts(live: Trace) -> TraceFacts:
         if (tool.agent is None or tool.agent.implicit) and tool.name:
             outside.setdefault(tool.name)
     counts = [
-        (n, len(called_tool(reader.probe, n, count=ANY_NUMBER).selected_tools())) for n in sorted(outside)
+        (n, len(called_tool(reader.probe, exact(n), count=ANY_NUMBER).selected_tools()))
+        for n in sorted(outside)
     ]
     tokens, no_budget = _tokens(golden)
     outside_ok: list[tuple[ToolExecution, ToolExecution]] = []

@@ -4,12 +4,14 @@
 from __future__ import annotations
 
 import copy
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from ..._model.records import ToolExecution
 from ..describe import as_python
 from ..matching import argument_mismatches, has_own_eq
+from ..names import NamePattern, pattern_of
 
 __all__ = [
     "argument_mismatches",
@@ -25,17 +27,22 @@ __all__ = [
 
 #: a mapping of expected arguments, a matcher object, or a callable that raises AssertionError
 ArgumentsCheck = Any
-Expectation = str | tuple[str, ArgumentsCheck]
+Expectation = Any  # a name (or pattern), or a (name, arguments) pair
 
 
-def expectations(items: Sequence[Any], check: str) -> list[tuple[str, ArgumentsCheck | None]]:
-    out: list[tuple[str, ArgumentsCheck | None]] = []
+def _is_name(value: Any) -> bool:
+    return (isinstance(value, str) and bool(value)) or isinstance(value, NamePattern | re.Pattern)
+
+
+def expectations(items: Sequence[Any], check: str) -> list[tuple[NamePattern, ArgumentsCheck | None]]:
+    """Tool names (or patterns, see ``names``) and ``(name, arguments)`` pairs; TypeError otherwise."""
+    out: list[tuple[NamePattern, ArgumentsCheck | None]] = []
     for item in items:
-        if isinstance(item, str) and item:
-            out.append((item, None))
-        elif isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], str) and item[0]:
+        if _is_name(item):
+            out.append((pattern_of(item, "tool", check), None))
+        elif isinstance(item, tuple) and len(item) == 2 and _is_name(item[0]):
             arguments_kind(item[1])
-            out.append((item[0], item[1]))
+            out.append((pattern_of(item[0], "tool", check), item[1]))
         else:
             raise TypeError(f"{check} takes tool names, or (tool name, arguments) pairs, got {item!r}")
     return out
@@ -76,7 +83,7 @@ def fits(expected: ArgumentsCheck | None, tool: ToolExecution) -> bool:
     return not argument_mismatches(expected, tool.arguments)
 
 
-def label(name: str, expected: ArgumentsCheck | None) -> str:
+def label(name: NamePattern | str, expected: ArgumentsCheck | None) -> str:
     if expected is None:
         return repr(name)
     return f"({name!r}, {as_python(expected)})"

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from ..._model.records import AgentInvocation, Handoff
 from ..describe import one_name, python_call
 from ..monocle.handoffs import describe_handoffs, hands_to
+from ..names import NameLike, Names
 from ..selection import Selection
 from .gate import fail_on, gate, invocation_check, model_calls_of, walk
 from .records import merge_records
@@ -28,27 +29,29 @@ def handoffs_of(sel: Selection, targets: Sequence[AgentInvocation]) -> list[Hand
 
 
 @invocation_check
-def has_handed_off_to(sel: Selection, agent_name: str, *, message: str | None = None) -> Selection:
+def has_handed_off_to(sel: Selection, agent_name: NameLike, *, message: str | None = None) -> Selection:
     """The invocation handed control to ``agent_name`` at least once (a handoff, never a tool
     execution)."""
     __tracebackhide__ = True
     name = one_name(agent_name, "agent_name")
-    check = python_call("has_handed_off_to", name)
+    check = python_call("has_handed_off_to", agent_name)
     targets = gate(sel, check, message, scoped=True)
     handoffs = handoffs_of(sel, targets)
-    if not any(hands_to(h, (name,)) for h in handoffs):
+    if not any(hands_to(h, Names([name])) for h in handoffs):
         asked = [
             r.name
             for c in model_calls_of(sel, targets)
             for r in c.requested_tools
-            if not r.executed and r.name in (f"transfer_to_{name}", f"handoff_to_{name}")
+            if not r.executed
+            and r.name.startswith(("transfer_to_", "handoff_to_"))
+            and name.matches(r.name.partition("_to_")[2])
         ]
         also = f" (the model asked for {asked[0]!r} {len(asked)} time(s); never carried out)" if asked else ""
         fail_on(
             sel,
             check,
             targets,
-            f"expected a handoff to {name!r}, found "
+            f"expected a handoff to {name.shown()}, found "
             + (f"handoffs to others only: {describe_handoffs(handoffs)}" if handoffs else "no handoff")
             + also,
             message=message,

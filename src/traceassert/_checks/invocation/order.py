@@ -8,9 +8,11 @@ from collections import Counter
 from ..._render import describe_tool
 from ..describe import first_of, name_counts, python_call
 from ..matching import match_one_to_one
+from ..names import NamePattern, Names
 from ..selection import Selection
 from ..unknown import cannot_tell, unknowns_of
 from .args import (
+    ArgumentsCheck,
     Expectation,
     expectations,
     fits,
@@ -38,7 +40,9 @@ def has_tools_executed_in_order(
     matched: list[int] = []
     start = 0
     for name, expected in wanted:
-        hit = next((j for j in range(start, len(ok)) if ok[j].name == name and fits(expected, ok[j])), None)
+        hit = next(
+            (j for j in range(start, len(ok)) if name.matches(ok[j].name) and fits(expected, ok[j])), None
+        )
         if hit is None:
             break
         matched.append(hit)
@@ -56,7 +60,7 @@ def has_tools_executed_in_order(
         )
     else:
         problem = f"found no successful {label(name, expected)}"
-    earlier = [j + 1 for j in range(start) if ok[j].name == name and fits(expected, ok[j])]
+    earlier = [j + 1 for j in range(start) if name.matches(ok[j].name) and fits(expected, ok[j])]
     if earlier:
         problem += f"; it ran before, as successful execution(s) {', '.join(map(str, earlier))}"
     fail_on(
@@ -81,18 +85,18 @@ def has_tools_executed_exactly_in_any_order(
     check = python_call("has_tools_executed_exactly_in_any_order", *tool_names)
     targets = gate(sel, check, message, scoped=True)
     tools = tools_of(sel, targets)
-    given = {n for n, _ in wanted}
+    given = Names(n for n, _ in wanted)
     problems: list[str] = []
-    strangers = [t for t in tools if t.name not in given]
+    strangers = [t for t in tools if not given.matches(t.name)]
     if strangers:
         problems.append(
             "tool(s) not given were executed: "
             + first_of(f"{describe_tool(t, 60)} ({success(t)})" for t in strangers[:10])
             + (f", ... ({len(strangers) - 10} more)" if len(strangers) > 10 else "")
         )
-    ok = [t for t in tools if t.failed is False and t.name in given]
+    ok = [t for t in tools if t.failed is False and given.matches(t.name)]
     pairing = match_one_to_one(
-        len(wanted), len(ok), lambda i, j: ok[j].name == wanted[i][0] and fits(wanted[i][1], ok[j])
+        len(wanted), len(ok), lambda i, j: wanted[i][0].matches(ok[j].name) and fits(wanted[i][1], ok[j])
     )
     missing = [wanted[i] for i, j in enumerate(pairing) if j is None]
     used = {j for j in pairing if j is not None}
@@ -106,7 +110,7 @@ def has_tools_executed_exactly_in_any_order(
             "successful executions beyond those given: " + name_counts(Counter(t.name for t in extra))
         )
     if problems:
-        expected_names = Counter(n for n, _ in wanted)
+        expected_names = Counter(n.text for n, _ in wanted)  # the names as given
         found_names = Counter(t.name for t in tools if t.failed is False)
         fail_on(
             sel,
@@ -118,13 +122,13 @@ def has_tools_executed_exactly_in_any_order(
             more=listing(sel, "executions in scope", tools),
         )
         return sel
-    undecided = [t for t in tools if t.failed is None and t.name in given]
+    undecided = [t for t in tools if t.failed is None and given.matches(t.name)]
     if undecided and sel.unknown_outcomes != "accept":
         fail_on(
             sel,
             check,
             targets,
-            f"expected exactly {name_counts(Counter(n for n, _ in wanted))} to run successfully and no other "
+            f"expected exactly {_given(wanted)} to run successfully and no other "
             f"tool, found just that, but cannot tell: {len(undecided)} more execution(s) record no outcome "
             f"({name_counts(Counter(t.name for t in undecided))}), and any may have succeeded "
             "(accepting_unknown_outcomes() accepts them on purpose)",
@@ -138,7 +142,7 @@ def has_tools_executed_exactly_in_any_order(
             sel,
             check,
             targets,
-            f"expected exactly {name_counts(Counter(n for n, _ in wanted))} to run successfully and no other "
+            f"expected exactly {_given(wanted)} to run successfully and no other "
             "tool, found just that, but " + cannot_tell(sel, unknown, ", as one more execution"),
             message=message,
             more=listing(sel, "executions in scope", tools),
@@ -146,3 +150,8 @@ def has_tools_executed_exactly_in_any_order(
         return sel
     mark(sel, (t for t in tools if t.failed is False))
     return sel
+
+
+def _given(wanted: list[tuple[NamePattern, ArgumentsCheck | None]]) -> str:
+    """The names given, counted: ``'a' ×2, 'b'``."""
+    return name_counts(Counter(n.text for n, _ in wanted))

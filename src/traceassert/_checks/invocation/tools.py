@@ -16,6 +16,7 @@ from ..._render import describe_tool
 from ..count import AT_LEAST_ONE, Count
 from ..describe import first_of, one_name, python_call
 from ..fail import fail
+from ..names import NameLike, NamePattern, Names
 from ..selection import Selection
 from ..unknown import ABOVE_BOUND, bound_unknowns, cannot_tell, unknowns_of
 from .args import (
@@ -41,23 +42,23 @@ __all__ = [
 ]
 
 
-def tool_context(sel: Selection, name: str, tools: Sequence[ToolExecution]) -> str:
-    mine = [t for t in tools if t.name == name]
+def tool_context(sel: Selection, name: NamePattern, tools: Sequence[ToolExecution]) -> str:
+    mine = [t for t in tools if name.matches(t.name)]
     lines = [f"executions of {name!r} in scope ({len(mine)}):", tool_lines(mine)]
     names = sorted({t.name for t in tools})
     if not mine:
-        close = difflib.get_close_matches(name, names, n=3)
+        close = difflib.get_close_matches(name.text, names, n=3)
         if close:
             lines.append(f"did you mean: {', '.join(repr(c) for c in close)}?")
     lines.append(f"tools executed in scope: {', '.join(repr(n) for n in names) or 'none'}")
     return "\n".join(lines)
 
 
-def _inv_unexecuted(sel: Selection, name: str, targets: Sequence[AgentInvocation]) -> tuple[int, int]:
+def _inv_unexecuted(sel: Selection, name: NamePattern, targets: Sequence[AgentInvocation]) -> tuple[int, int]:
     """How many calls of ``name`` the models in scope asked for that no execution answers: those
     known not to have run, and those of unknown outcome."""
     calls = model_calls_of(sel, targets)
-    asked = [r for c in calls for r in c.requested_tools if r.name == name and not r.executed]
+    asked = [r for c in calls for r in c.requested_tools if name.matches(r.name) and not r.executed]
     unknown = sum(1 for r in asked if r.outcome_unknown)
     return len(asked) - unknown, unknown
 
@@ -87,17 +88,17 @@ def _cannot_tell(
 
 @invocation_check
 def has_tool_executed(
-    sel: Selection, tool_name: str, *, count: Count = AT_LEAST_ONE, message: str | None = None
+    sel: Selection, tool_name: NameLike, *, count: Count = AT_LEAST_ONE, message: str | None = None
 ) -> Selection:
     """The tool was executed successfully as many times as ``count`` says (at least once by default;
     failed executions do not count). Marks its successful executions."""
     __tracebackhide__ = True
     name = one_name(tool_name)
     if count == AT_LEAST_ONE:
-        check = python_call("has_tool_executed", name)
+        check = python_call("has_tool_executed", tool_name)
     else:
         check = (
-            python_call("has_tool_executed", name)[:-1]
+            python_call("has_tool_executed", tool_name)[:-1]
             + "".join(f", {k}={v}" for k, v in count.keywords().items() if v is not None)
             + ")"
         )
@@ -106,7 +107,7 @@ def has_tool_executed(
 
 @invocation_check
 def has_tool_executed_times(
-    sel: Selection, tool_name: str, times: int, *, message: str | None = None
+    sel: Selection, tool_name: NameLike, times: int, *, message: str | None = None
 ) -> Selection:
     """The tool was executed successfully exactly ``times`` times (0: never successfully); the same as
     ``has_tool_executed(tool_name, count=times)``. Marks its successful executions."""
@@ -117,22 +118,26 @@ def has_tool_executed_times(
     if times < 0:
         raise ValueError(f"times must be >= 0, got {times}")
     return _successful(
-        sel, python_call("has_tool_executed_times", name, times), name, Count(exact=times), message
+        sel, python_call("has_tool_executed_times", tool_name, times), name, Count(exact=times), message
     )
 
 
-def _successful(sel: Selection, check: str, name: str, count: Count, message: str | None) -> Selection:
+def _successful(
+    sel: Selection, check: str, name: NamePattern, count: Count, message: str | None
+) -> Selection:
     """As many successful executions of ``name`` as ``count`` says; marks them."""
     __tracebackhide__ = True
     targets = gate(sel, check, message, scoped=True)
     tools = tools_of(sel, targets)
-    ok = [t for t in tools if t.name == name and t.failed is False]
+    ok = [t for t in tools if name.matches(t.name) and t.failed is False]
 
     if count == AT_LEAST_ONE and not ok:
-        found = none_successful((t for t in tools if t.name == name), *_inv_unexecuted(sel, name, targets))
+        found = none_successful(
+            (t for t in tools if name.matches(t.name)), *_inv_unexecuted(sel, name, targets)
+        )
         problem = f"expected a successful execution of {name!r}, found {found}"
     elif not count.ok(len(ok)):
-        not_ok = sum(1 for t in tools if t.name == name and t.failed is not False)
+        not_ok = sum(1 for t in tools if name.matches(t.name) and t.failed is not False)
         extra = f" (and {not_ok} failed or of unknown outcome, which do not count)" if not_ok else ""
         asked = _inv_unexecuted(sel, name, targets)[1]
         if asked:
@@ -143,7 +148,7 @@ def _successful(sel: Selection, check: str, name: str, count: Count, message: st
         if count.bounded:
             wanted = str(count.exact) if count.exact is not None else count.text
             # executions that record no outcome may have succeeded: past the bound, cannot tell
-            undecided = [t for t in tools if t.name == name and t.failed is None]
+            undecided = [t for t in tools if name.matches(t.name) and t.failed is None]
             if undecided and sel.unknown_outcomes != "accept" and count.over(len(ok) + len(undecided)):
                 fail_on(
                     sel,
@@ -156,7 +161,7 @@ def _successful(sel: Selection, check: str, name: str, count: Count, message: st
                     more="\n" + tool_context(sel, name, tools),
                 )
                 return sel
-            unknown = unknowns_of(sel, model_calls_of(sel, targets), (name,))
+            unknown = unknowns_of(sel, model_calls_of(sel, targets), Names([name]))
             if bound_unknowns(count, len(ok), unknown):
                 fail_on(
                     sel,
@@ -184,20 +189,22 @@ def _successful(sel: Selection, check: str, name: str, count: Count, message: st
 
 @invocation_check
 def has_tool_executed_with(
-    sel: Selection, tool_name: str, arguments: ArgumentsCheck, *, message: str | None = None
+    sel: Selection, tool_name: NameLike, arguments: ArgumentsCheck, *, message: str | None = None
 ) -> Selection:
     """The tool was executed successfully at least once with matching arguments."""
     __tracebackhide__ = True
     name = one_name(tool_name)
     kind = arguments_kind(arguments)
-    check = python_call("has_tool_executed_with", name, arguments)
+    check = python_call("has_tool_executed_with", tool_name, arguments)
     targets = gate(sel, check, message, scoped=True)
     tools = tools_of(sel, targets)
-    ok = [t for t in tools if t.name == name and t.failed is False]
+    ok = [t for t in tools if name.matches(t.name) and t.failed is False]
     head = f"{check} on {who(targets)}"
     context = scope_text(sel, targets) + "\n" + tool_context(sel, name, tools)
     if not ok:
-        found = none_successful((t for t in tools if t.name == name), *_inv_unexecuted(sel, name, targets))
+        found = none_successful(
+            (t for t in tools if name.matches(t.name)), *_inv_unexecuted(sel, name, targets)
+        )
         fail(
             sel,
             head,
@@ -241,7 +248,7 @@ def has_tool_executed_with(
 
 @invocation_check
 def has_tool_execution_failed(
-    sel: Selection, tool_name: str, *, error_containing: str | None = None, message: str | None = None
+    sel: Selection, tool_name: NameLike, *, error_containing: str | None = None, message: str | None = None
 ) -> Selection:
     """The check of ``has_tool_execution_failed`` (its docstring on the asserter says what it does)."""
     __tracebackhide__ = True
@@ -249,10 +256,10 @@ def has_tool_execution_failed(
     if error_containing is not None and (not isinstance(error_containing, str) or not error_containing):
         raise TypeError(f"error_containing must be a non-empty str, got {error_containing!r}")
     given = () if error_containing is None else (f"error_containing={error_containing!r}",)
-    check = f"has_tool_execution_failed({', '.join((repr(name), *given))})"
+    check = f"has_tool_execution_failed({', '.join((name.shown(), *given))})"
     targets = gate(sel, check, message, scoped=True)
     tools = tools_of(sel, targets)
-    mine = [t for t in tools if t.name == name]
+    mine = [t for t in tools if name.matches(t.name)]
     failed = [t for t in mine if t.failed is True]
     hits = [t for t in failed if error_containing is None or error_containing in error_text(t)]
     if hits:

@@ -8,13 +8,13 @@ They count the agent invocations inside the selection (see ``records_scope``): a
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 from ..._model.records import AgentInvocation
 from ..count import AT_LEAST_ONE, Count
 from ..describe import call_text, listed, names_arg, quoted
 from ..fail import fail
+from ..names import Names, NamesLike
 from ..nesting import NOTE, nested_agents_text
 from ..records_scope import Scoped, agent_scope
 from ..selection import Selection
@@ -30,7 +30,7 @@ __all__ = [
 
 def called_agent(
     sel: Selection,
-    agent_name: str | Sequence[str],
+    agent_name: NamesLike,
     *,
     count: Count = AT_LEAST_ONE,
     message: str | None = None,
@@ -43,7 +43,7 @@ def called_agent(
 
 def called_any_agent(
     sel: Selection,
-    agent_names: Sequence[str],
+    agent_names: NamesLike,
     *,
     count: Count = AT_LEAST_ONE,
     message: str | None = None,
@@ -58,14 +58,14 @@ def _called_agents_named(
     sel: Selection,
     check: str,
     given: Any,
-    names: tuple[str, ...],
+    names: Names,
     count: Count,
     message: str | None,
 ) -> Selection:
     __tracebackhide__ = True
     scope = agent_scope(sel)
-    wanted = set(names)
-    found = [a for a in scope.counted if a.name in wanted]
+    wanted = names
+    found = [a for a in scope.counted if wanted.matches(a.name)]
     if count.ok(len(found)):
         spans = tuple(s for a in found for s in a.spans)
         return sel.narrow("agents", None, agents=tuple(found), roots=spans)
@@ -74,16 +74,14 @@ def _called_agents_named(
         sel,
         call_text(check, given, **count.keywords()),
         f"expected {count.text} invocation(s) of {quoted(names, 'agent')}, "
-        f"found {len(found)}" + (f"{NOTE}{note}" if note else ""),
+        f"found {len(found)}{names.matched_text(a.name for a in found)}" + (f"{NOTE}{note}" if note else ""),
         message=message,
         details=f"agents in the selection: {listed(a.name for a in scope.counted)}",
     )
     return sel
 
 
-def does_not_call_agent(
-    sel: Selection, agent_name: str | Sequence[str], *, message: str | None = None
-) -> Selection:
+def does_not_call_agent(sel: Selection, agent_name: NamesLike, *, message: str | None = None) -> Selection:
     """Fail when ``agent_name`` (one name or several) was invoked inside the selection."""
     __tracebackhide__ = True
     names = names_arg(agent_name, "agent", "does_not_call_agent")
@@ -91,7 +89,7 @@ def does_not_call_agent(
 
 
 def does_not_call_any_agent(
-    sel: Selection, agent_names: Sequence[str], *, message: str | None = None
+    sel: Selection, agent_names: NamesLike, *, message: str | None = None
 ) -> Selection:
     """Fail when any of ``agent_names`` was invoked inside the selection."""
     __tracebackhide__ = True
@@ -99,18 +97,16 @@ def does_not_call_any_agent(
     return _no_agent_calls(sel, "does_not_call_any_agent", agent_names, names, message)
 
 
-def _no_agent_calls(
-    sel: Selection, check: str, given: Any, names: tuple[str, ...], message: str | None
-) -> Selection:
+def _no_agent_calls(sel: Selection, check: str, given: Any, names: Names, message: str | None) -> Selection:
     __tracebackhide__ = True
     scope = agent_scope(sel)
-    wanted = set(names)
-    found = [a for a in scope.counted if a.name in wanted]
+    found = [a for a in scope.counted if names.matches(a.name)]
     if not found:
         return sel
     nested_ids = {id(a) for a in scope.nested}
     nested = [a for a in found if id(a) in nested_ids]
     problem = f"expected no invocation of {quoted(names, 'agent')}, found {len(found)}"
+    problem += names.matched_text(a.name for a in found)
     if nested and len(nested) == len(found):
         problem += (
             f": {nested_agents_text(nested, scope.principals)}; use top_level_only() to check only the "
@@ -149,9 +145,9 @@ def called_agents(
     return sel
 
 
-def _agent_note(scope: Scoped, found: list[AgentInvocation], wanted: set[str] | None, over: bool) -> str:
+def _agent_note(scope: Scoped, found: list[AgentInvocation], wanted: Names | None, over: bool) -> str:
     if scope.top:
-        left = [a for a in scope.left_out if wanted is None or a.name in wanted]
+        left = [a for a in scope.left_out if wanted is None or wanted.matches(a.name)]
         if left:
             return (
                 f"top_level_only() left out: {nested_agents_text(left, scope.principals)} (without "

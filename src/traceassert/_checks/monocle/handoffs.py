@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from ..._model.records import Handoff
 from ..describe import call_text, names_arg, quoted
 from ..fail import fail
+from ..names import Names, NamesLike
 from ..nesting import NOTE, nested_records_text
 from ..records_scope import handoff_scope
 from ..selection import Selection
@@ -19,14 +20,14 @@ from ..selection import Selection
 __all__ = ["describe_handoffs", "does_not_hand_off", "handed_off_to", "hands_to"]
 
 
-def hands_to(handoff: Handoff, names: Sequence[str] | None) -> bool:
+def hands_to(handoff: Handoff, names: Names | None) -> bool:
     """True when ``handoff`` went to one of ``names`` (any agent when None)."""
     if names is None:
         return True
     target = handoff.to_agent
     if target is None and handoff.to_invocation is not None:
         target = handoff.to_invocation.name
-    return target in names
+    return names.matches(target)
 
 
 def describe_handoffs(handoffs: Sequence[Handoff], limit: int = 10) -> str:
@@ -36,9 +37,7 @@ def describe_handoffs(handoffs: Sequence[Handoff], limit: int = 10) -> str:
     return text + (f", ... ({len(handoffs) - limit} more)" if len(handoffs) > limit else "")
 
 
-def handed_off_to(
-    sel: Selection, agent_name: str | Sequence[str], *, message: str | None = None
-) -> Selection:
+def handed_off_to(sel: Selection, agent_name: NamesLike, *, message: str | None = None) -> Selection:
     """The check of ``handed_off_to`` (its docstring on the asserter says what it does)."""
     __tracebackhide__ = True
     names = names_arg(agent_name, "agent", "handed_off_to")
@@ -82,7 +81,7 @@ def handed_off_to(
 
 
 def does_not_hand_off(
-    sel: Selection, to: str | Sequence[str] | None = None, *, message: str | None = None
+    sel: Selection, to: NamesLike | None = None, *, message: str | None = None
 ) -> Selection:
     """Fail when a handoff was made inside the selection (to ``to``, one agent name or several,
     when given)."""

@@ -8,13 +8,13 @@ and names the fix.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 from ..._model.records import ToolExecution, ToolRequest
 from ..count import AT_LEAST_ONE, Count
 from ..describe import agent_arg, call_text, listed, names_arg, quoted
 from ..fail import fail
+from ..names import NameLike, NamePattern, Names, NamesLike
 from ..nesting import NOTE, nested_records_text, own_hint
 from ..records_scope import Scoped, tool_scope
 from ..selection import Selection
@@ -23,18 +23,20 @@ from ..unknown import ABOVE_BOUND, bound_unknowns, cannot_tell, requested_text, 
 __all__ = ["called_any_tool", "called_tool", "called_tools", "does_not_call_any_tool", "does_not_call_tool"]
 
 
-def _by(agent_name: str | None) -> str:
-    return f" by agent {agent_name!r}" if agent_name else ""
+def _by(agent: NamePattern | None) -> str:
+    if agent is None:
+        return ""
+    return f" by agent {agent.shown()}" if agent.is_name else f" by an agent matching {agent.shown()}"
 
 
-def _made_by(tool: ToolExecution, agent_name: str | None) -> bool:
-    return agent_name is None or (tool.agent is not None and tool.agent.name == agent_name)
+def _made_by(tool: ToolExecution, agent: NamePattern | None) -> bool:
+    return agent is None or (tool.agent is not None and agent.matches(tool.agent.name))
 
 
 def called_tool(
     sel: Selection,
-    tool_name: str | Sequence[str],
-    agent_name: str | None = None,
+    tool_name: NamesLike,
+    agent_name: NameLike | None = None,
     *,
     count: Count = AT_LEAST_ONE,
     message: str | None = None,
@@ -42,14 +44,15 @@ def called_tool(
     """The check of ``called_tool`` (its docstring on the asserter says what it does)."""
     __tracebackhide__ = True
     names = names_arg(tool_name, "tool", "called_tool")
-    agent_arg(agent_name, "called_tool")
-    return _called_tools_named(sel, "called_tool", tool_name, names, agent_name, count, message)
+    agent = agent_arg(agent_name, "called_tool")
+    check = call_text("called_tool", tool_name, agent_name, **count.keywords())
+    return _called_tools_named(sel, check, names, agent, count, message)
 
 
 def called_any_tool(
     sel: Selection,
-    tool_names: Sequence[str],
-    agent_name: str | None = None,
+    tool_names: NamesLike,
+    agent_name: NameLike | None = None,
     *,
     count: Count = AT_LEAST_ONE,
     message: str | None = None,
@@ -57,48 +60,46 @@ def called_any_tool(
     """``called_tool`` with several names: the calls of any of ``tool_names`` add up."""
     __tracebackhide__ = True
     names = names_arg(tool_names, "tool", "called_any_tool")
-    agent_arg(agent_name, "called_any_tool")
-    return _called_tools_named(sel, "called_any_tool", tool_names, names, agent_name, count, message)
+    agent = agent_arg(agent_name, "called_any_tool")
+    check = call_text("called_any_tool", tool_names, agent_name, **count.keywords())
+    return _called_tools_named(sel, check, names, agent, count, message)
 
 
 def _called_tools_named(
     sel: Selection,
     check: str,
-    given: Any,
-    names: tuple[str, ...],
-    agent_name: str | None,
+    names: Names,
+    agent: NamePattern | None,
     count: Count,
     message: str | None,
 ) -> Selection:
     __tracebackhide__ = True
     scope = tool_scope(sel, names)
-    found = (
-        [t for t in scope.counted if _made_by(t, agent_name)]
-        if agent_name is not None
-        else list(scope.counted)
-    )
+    found = [t for t in scope.counted if _made_by(t, agent)] if agent is not None else list(scope.counted)
     if count.ok(len(found)):
-        unknown = selection_unknowns(sel, names, agent_name) if count.bounded else []
+        unknown = selection_unknowns(sel, names, agent) if count.bounded else []
         if bound_unknowns(count, len(found), unknown):
             fail(
                 sel,
-                call_text(check, given, agent_name, **count.keywords()),
-                f"expected {count.text} call(s) of {quoted(names, 'tool')}{_by(agent_name)}, found "
-                f"{len(found)}, but " + cannot_tell(sel, unknown, ABOVE_BOUND),
+                check,
+                f"expected {count.text} call(s) of {quoted(names, 'tool')}{_by(agent)}, found "
+                f"{len(found)}{names.matched_text(t.name for t in found)}, but "
+                + cannot_tell(sel, unknown, ABOVE_BOUND),
                 message=message,
             )
             return sel
         spans = tuple([t.span for t in found if t.span is not None])
         return sel.narrow("tools", None, tools=tuple(found), roots=spans)
-    also = requested_text(*_unexecuted_requests(sel, set(names), agent_name))
+    also = requested_text(*_unexecuted_requests(sel, names, agent))
     problem = (
-        f"expected {count.text} call(s) of {quoted(names, 'tool')}{_by(agent_name)}, found {len(found)}{also}"
+        f"expected {count.text} call(s) of {quoted(names, 'tool')}{_by(agent)}, found {len(found)}{also}"
+        + names.matched_text(t.name for t in found)
     )
-    note = _nesting_note(scope, found, agent_name, count.over(len(found)))
+    note = _nesting_note(scope, found, agent, count.over(len(found)))
     called = listed(dict.fromkeys(t.name for t in tool_scope(sel).counted))
     fail(
         sel,
-        call_text(check, given, agent_name, **count.keywords()),
+        check,
         problem + (f"{NOTE}{note}" if note else ""),
         message=message,
         details=f"tools called in the selection: {called}",
@@ -106,19 +107,21 @@ def _called_tools_named(
     return sel
 
 
-def _made_by_agent(req: ToolRequest, agent_name: str | None) -> bool:
+def _made_by_agent(req: ToolRequest, agent_name: NamePattern | None) -> bool:
     agent = req.model_call.agent if req.model_call is not None else None
-    return agent_name is None or (agent is not None and agent.name == agent_name)
+    return agent_name is None or (agent is not None and agent_name.matches(agent.name))
 
 
-def _unexecuted_requests(sel: Selection, tool_names: set[str], agent_name: str | None) -> tuple[int, int]:
+def _unexecuted_requests(
+    sel: Selection, tool_names: Names, agent_name: NamePattern | None
+) -> tuple[int, int]:
     """Calls of ``tool_names`` the models in the selection asked for that no execution answers (not
     calls): those known not to have run, and those of unknown outcome."""
     calls = {id(c) for c in sel.selected_model_calls()} if sel.narrowed else None
     never = unknown = 0
     for r in sel.trace.unexecuted_tool_requests:
         if (
-            r.name in tool_names
+            tool_names.matches(r.name)
             and r.model_call is not None
             and (calls is None or id(r.model_call) in calls)
             and _made_by_agent(r, agent_name)
@@ -132,8 +135,8 @@ def _unexecuted_requests(sel: Selection, tool_names: set[str], agent_name: str |
 
 def does_not_call_tool(
     sel: Selection,
-    tool_names: str | Sequence[str],
-    agent_name: str | None = None,
+    tool_names: NamesLike,
+    agent_name: NameLike | None = None,
     *,
     message: str | None = None,
 ) -> Selection:
@@ -141,26 +144,27 @@ def does_not_call_tool(
     ``agent_name`` when given). Nested agents' calls count unless ``top_level_only()`` was called."""
     __tracebackhide__ = True
     names = names_arg(tool_names, "tool", "does_not_call_tool")
-    agent_arg(agent_name, "does_not_call_tool")
-    return _no_tool_calls(sel, "does_not_call_tool", tool_names, names, agent_name, message)
+    agent = agent_arg(agent_name, "does_not_call_tool")
+    check = call_text("does_not_call_tool", tool_names, agent_name)
+    return _no_tool_calls(sel, check, names, agent, message)
 
 
 def does_not_call_any_tool(
-    sel: Selection, tool_names: Sequence[str], agent_name: str | None = None, *, message: str | None = None
+    sel: Selection, tool_names: NamesLike, agent_name: NameLike | None = None, *, message: str | None = None
 ) -> Selection:
     """Fail when any of ``tool_names`` was called inside the selection (by ``agent_name``)."""
     __tracebackhide__ = True
     names = names_arg(tool_names, "tool", "does_not_call_any_tool")
-    agent_arg(agent_name, "does_not_call_any_tool")
-    return _no_tool_calls(sel, "does_not_call_any_tool", tool_names, names, agent_name, message)
+    agent = agent_arg(agent_name, "does_not_call_any_tool")
+    check = call_text("does_not_call_any_tool", tool_names, agent_name)
+    return _no_tool_calls(sel, check, names, agent, message)
 
 
 def _no_tool_calls(
     sel: Selection,
     check: str,
-    given: Any,
-    names: tuple[str, ...],
-    agent_name: str | None,
+    names: Names,
+    agent_name: NamePattern | None,
     message: str | None,
 ) -> Selection:
     __tracebackhide__ = True
@@ -171,7 +175,7 @@ def _no_tool_calls(
         if unknown:
             fail(
                 sel,
-                call_text(check, given, agent_name),
+                check,
                 f"expected no call of {listed(names)}{_by(agent_name)}, found none, but "
                 + cannot_tell(sel, unknown, ""),
                 message=message,
@@ -188,12 +192,14 @@ def _no_tool_calls(
         )
     else:
         problem = expected + listed(t.name for t in found)
+        if names.has_patterns:
+            problem += f" (matching {listed(names)})"
         if nested:
             problem += (
                 f"{NOTE}of these, {nested_records_text(nested, scope.principals, 'called')} "
                 f"(top_level_only() leaves nested agents out)"
             )
-    fail(sel, call_text(check, given, agent_name), problem, message=message)
+    fail(sel, check, problem, message=message)
     return sel
 
 
@@ -227,10 +233,12 @@ def called_tools(sel: Selection, count: Count = AT_LEAST_ONE, *, message: str | 
     return sel
 
 
-def _nesting_note(scope: Scoped, found: list[ToolExecution], agent_name: str | None, too_many: bool) -> str:
+def _nesting_note(
+    scope: Scoped, found: list[ToolExecution], agent: NamePattern | None, too_many: bool
+) -> str:
     """Why nesting changes the answer, and the fix; empty when it does not."""
     if scope.top and scope.left_out:
-        left = [t for t in scope.left_out if _made_by(t, agent_name)] if agent_name else scope.left_out
+        left = [t for t in scope.left_out if _made_by(t, agent)] if agent else scope.left_out
         if left:
             return (
                 f"top_level_only() left out: {nested_records_text(left, scope.principals, 'called')} "
@@ -244,16 +252,17 @@ def _nesting_note(scope: Scoped, found: list[ToolExecution], agent_name: str | N
                 f"of these, {nested_records_text(nested, scope.principals, 'called')}; use top_level_only() "
                 f"or agent_name= to count {own_hint(nested, scope.principals)} calls"
             )
-    if agent_name and not found:
+    if agent and not found:
         below = [
             t
             for t in scope.counted
-            if t.agent is not None and any(a.name == agent_name for a in _ancestors(t.agent))
+            if t.agent is not None and any(agent.matches(a.name) for a in _ancestors(t.agent))
         ]
         if below:
+            name = agent.shown()
             return (
-                f"{nested_records_text(below, [], 'called')} inside {agent_name!r}; agent_name= counts "
-                f"the calls {agent_name!r} made itself: called_agent({agent_name!r}).called_tool(...) finds "
+                f"{nested_records_text(below, [], 'called')} inside {name}; agent_name= counts "
+                f"the calls {name} made itself: called_agent({name}).called_tool(...) finds "
                 "calls anywhere inside it"
             )
     return ""

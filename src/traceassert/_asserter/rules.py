@@ -1,0 +1,142 @@
+"""Rules over the whole run (docs/properties.md): the order of the steps, retries and repeated calls,
+milestones and minefields, least privilege. Every selection offers them."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from .._checks.names import NameLike, NamesLike
+from .._checks.rules import milestones as _milestones
+from .._checks.rules import privilege as _privilege
+from .._checks.rules import repeats as _repeats
+from .._checks.rules import temporal as _temporal
+from .._checks.rules.milestones import Milestone
+from .base import AsserterBase
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
+
+__all__ = ["MilestoneFamily", "OrderFamily", "PrivilegeFamily"]
+
+
+class OrderFamily(AsserterBase):
+    """The order of the run's steps: the tool calls inside the selection in start order (nested agents'
+    included unless ``top_level_only()``; failed calls too). A selection with no step cannot tell."""
+
+    __slots__ = ()
+
+    def calls_tool_after(self, later: NameLike, earlier: NameLike, *, message: str | None = None) -> Self:
+        """Some call of ``later`` starts after some call of ``earlier`` (names or patterns)."""
+        __tracebackhide__ = True
+        return self._keep(_temporal.calls_tool_after(self._state, later, earlier, message=message))
+
+    def calls_tool_directly_after(
+        self, later: NameLike, earlier: NameLike, *, message: str | None = None
+    ) -> Self:
+        """Some call of ``earlier`` is followed, as the very next step, by a call of ``later``."""
+        __tracebackhide__ = True
+        return self._keep(_temporal.calls_tool_directly_after(self._state, later, earlier, message=message))
+
+    def does_not_call_tool_after(
+        self, later: NameLike, earlier: NameLike, *, message: str | None = None
+    ) -> Self:
+        """No call of ``later`` starts after a call of ``earlier``."""
+        __tracebackhide__ = True
+        return self._keep(_temporal.does_not_call_tool_after(self._state, later, earlier, message=message))
+
+    def calls_tool_only_after(
+        self, later: NameLike, earlier: NameLike, *, message: str | None = None
+    ) -> Self:
+        """Every call of ``later`` comes after a successful call of ``earlier`` (``confirm_booking``
+        only after ``get_consent``); no call of ``later`` at all passes."""
+        __tracebackhide__ = True
+        return self._keep(_temporal.calls_tool_only_after(self._state, later, earlier, message=message))
+
+    def starts_with_tool(self, tool_name: NameLike, *, message: str | None = None) -> Self:
+        """The run's first step is a call of ``tool_name``."""
+        __tracebackhide__ = True
+        return self._keep(_temporal.starts_with_tool(self._state, tool_name, message=message))
+
+    def ends_with_tool(self, tool_name: NameLike, *, message: str | None = None) -> Self:
+        """The run's last step (its last action) is a call of ``tool_name``."""
+        __tracebackhide__ = True
+        return self._keep(_temporal.ends_with_tool(self._state, tool_name, message=message))
+
+    def has_retried_failed_tools(
+        self,
+        tool_name: NameLike | None = None,
+        *,
+        changed_arguments: bool | None = None,
+        message: str | None = None,
+    ) -> Self:
+        """After every failed call (of ``tool_name`` when given), a later call of the same tool
+        succeeds, or no step follows (the run stopped). ``changed_arguments=True``: the successful retry
+        has other arguments; ``False``: the same ones."""
+        __tracebackhide__ = True
+        return self._keep(
+            _repeats.has_retried_failed_tools(
+                self._state, tool_name, changed_arguments=changed_arguments, message=message
+            )
+        )
+
+    def does_not_repeat_tool_calls(self, *, max_count: int = 1, message: str | None = None) -> Self:
+        """No identical call (tool name and arguments) is made more than ``max_count`` times: loop
+        detection."""
+        __tracebackhide__ = True
+        return self._keep(
+            _repeats.does_not_repeat_tool_calls(self._state, max_count=max_count, message=message)
+        )
+
+    def does_not_repeat_tool_calls_in_a_row(self, *, message: str | None = None) -> Self:
+        """No step is the same call (tool name and arguments) as the step right before it."""
+        __tracebackhide__ = True
+        return self._keep(_repeats.does_not_repeat_tool_calls_in_a_row(self._state, message=message))
+
+
+class MilestoneFamily(AsserterBase):
+    """Milestones (a partial order of expected steps) and minefields (steps that must never happen)."""
+
+    __slots__ = ()
+
+    def has_milestones(
+        self,
+        *milestones: Milestone,
+        minefields: Sequence[Milestone | NameLike] = (),
+        message: str | None = None,
+    ) -> Self:
+        """Every ``ta.milestone(...)`` is reached by a successful step of its own, after the steps of
+        the milestones it comes after (matched by an optimal assignment, not greedily), and no step
+        (failed ones too) fits a minefield (a ``ta.milestone`` without ``after=``, or a tool name or
+        pattern)."""
+        __tracebackhide__ = True
+        return self._keep(
+            _milestones.has_milestones(self._state, *milestones, minefields=minefields, message=message)
+        )
+
+
+class PrivilegeFamily(AsserterBase):
+    """Least privilege: which tools may be called, and to which agents control may pass."""
+
+    __slots__ = ()
+
+    def calls_only_tools(
+        self,
+        allowed: NamesLike,
+        agent_name: NameLike | None = None,
+        *,
+        denied: NamesLike = (),
+        message: str | None = None,
+    ) -> Self:
+        """Every tool call inside the selection (by ``agent_name`` when given: its own calls) is of a
+        tool in ``allowed`` and of none in ``denied`` (names or patterns; the deny-list wins). Failed
+        calls count."""
+        __tracebackhide__ = True
+        return self._keep(
+            _privilege.calls_only_tools(self._state, allowed, agent_name, denied=denied, message=message)
+        )
+
+    def hands_off_only_to(self, agents: NamesLike, *, message: str | None = None) -> Self:
+        """Every handoff made inside the selection goes to one of ``agents`` (names or patterns)."""
+        __tracebackhide__ = True
+        return self._keep(_privilege.hands_off_only_to(self._state, agents, message=message))
