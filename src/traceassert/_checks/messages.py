@@ -127,6 +127,18 @@ def shorten(
     head: Sequence[str], tree: Tree, *, max_lines: int = MAX_LINES, max_bytes: int = MAX_BYTES
 ) -> str:
     """The short text of a failure (see the module docstring)."""
+    lines, hidden = _short_lines(head, tree, max_lines)
+    if hidden:
+        lines.append(_footer())
+    text = "\n".join(lines)
+    if len(text.encode("utf-8")) > max_bytes:
+        text = _fit_bytes(lines, max_bytes)
+    return text
+
+
+def _short_lines(head: Sequence[str], tree: Tree, max_lines: int) -> tuple[list[str], int]:
+    """The lines of the short text within ``max_lines`` (without its footer), and how many lines of the
+    head and the tree it left out or folded."""
     head_lines = _fold_listings([line for part in head for line in part.splitlines()])
     tree_lines = [_parsed(line) for line in tree.splitlines()] if isinstance(tree, str) else tree
     shown_tree: list[str] = []
@@ -147,30 +159,20 @@ def shorten(
     if len(lines) > max_lines - 1:
         hidden += len(lines) - (max_lines - 2)
         lines = [*lines[: max_lines - 2], f"... {len(lines) - (max_lines - 2)} more lines"]
-    if hidden:
-        lines.append(_footer())
-    text = "\n".join(lines)
-    if len(text.encode("utf-8")) > max_bytes:
-        text = _fit_bytes(lines, max_bytes)
-    return text
+    return lines, hidden
 
 
 def shows_whole_tree(
     head: Sequence[str], tree: Sequence[TreeLine], *, max_lines: int = MAX_LINES, max_bytes: int = MAX_BYTES
 ) -> bool:
     """Whether the short text of ``head`` and ``tree`` shows every line of the tree, none folded or
-    cut: then a listing of what the tree shows would only say it twice."""
-    head_lines = [line for part in head for line in safe_text(part).splitlines()]  # as shown: escaped
-    if len(tree) + len(head_lines) + 2 > max_lines:  # the tree's title and a footer
+    cut (``shorten``'s own decision): then a listing of what the tree shows would only say it twice."""
+    if len(tree) > max_lines:  # never room for it: decided without making any line's text
         return False
-    depths = [len(line.prefix) // 3 for line in tree]
-    if any(not isinstance(item, TreeLine) for item in _fold_alike(tree, depths)):
+    if any(len(str(line)) > LINE_CHARS for line in tree):
         return False
-    texts = [str(line) for line in tree]  # at most ``max_lines`` of them
-    if any(len(text) > LINE_CHARS for text in texts):
-        return False
-    size = sum(len(text.encode("utf-8")) + 1 for text in (*head_lines, *texts))
-    return size + 100 <= max_bytes
+    lines, hidden = _short_lines([safe_text(part) for part in head], tree, max_lines)  # as compose shows it
+    return not hidden and len("\n".join(lines).encode("utf-8")) + 100 <= max_bytes
 
 
 def _footer() -> str:
