@@ -3,32 +3,19 @@
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 
 pytest.importorskip("pydantic_ai")
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.plugin._pydantic_app import instrumented_module
 
-TESTS = f"""
-import sys
-sys.path.insert(0, {str(ROOT)!r})
-
-import pytest
-from instrumentation import pydantic_ai, pydantic_ai_scenarios as more
-
-
-@pytest.fixture(autouse=True)
-def instrumented():
-    pydantic_ai.instrument()
-    yield
-    pydantic_ai.uninstrument()
-
+TESTS = instrumented_module(
+    """
 
 def test_arguments(trace_asserter):
     pydantic_ai.run_scenario()
-    trace_asserter.top_level_only().has_tool_executed_with("get_weather", {{"city": "London"}})
+    trace_asserter.top_level_only().has_tool_executed_with("get_weather", {"city": "London"})
 
 
 def test_nested_choice(trace_asserter):
@@ -63,7 +50,8 @@ def test_passes(trace_asserter):
     more.run_failing()
     trace_asserter.has_failed_with(RuntimeError).has_tool_executed("get_booking")
     assert trace_asserter.executed_tool_names() == ["get_booking", "cancel_booking"]
-"""
+""",
+)
 
 
 _SECTIONS: dict[str, str] = {}

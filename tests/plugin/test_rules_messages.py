@@ -4,34 +4,17 @@ message per property, from real Pydantic AI runs (pytester) and a recorded OpenA
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 
 pytest.importorskip("pydantic_ai")
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.plugin._pydantic_app import ROOT, instrumented_module
+
 HANDOFFS = ROOT / "tests" / "data" / "openinference_openai_agents_handoffs_parallel.json"
 
-TESTS = f"""
-import re
-import sys
-sys.path.insert(0, {str(ROOT)!r})
-
-import pytest
-import traceassert as ta
-from instrumentation import pydantic_ai, pydantic_ai_scenarios as more
-from pydantic_ai import Agent
-from pydantic_ai.messages import ModelResponse, TextPart, ToolCallPart
-from pydantic_ai.models.function import FunctionModel
-
-
-@pytest.fixture(autouse=True)
-def instrumented():
-    pydantic_ai.instrument()
-    yield
-    pydantic_ai.uninstrument()
-
+TESTS = instrumented_module(
+    """
 
 def test_pattern(trace_asserter):
     pydantic_ai.run_scenario()
@@ -82,7 +65,7 @@ def poll(messages, info):
     # a scripted model: it asks for the status of job 7 twice in a row, then answers
     asked = sum(isinstance(m, ModelResponse) for m in messages)
     if asked < 2:
-        return ModelResponse(parts=[ToolCallPart("job_status", {{"job": 7}}, tool_call_id=f"c{{asked}}")])
+        return ModelResponse(parts=[ToolCallPart("job_status", {"job": 7}, tool_call_id=f"c{asked}")])
     return ModelResponse(parts=[TextPart("Job 7 is done.")])
 
 
@@ -105,8 +88,8 @@ def test_milestones(trace_asserter):
     more.run_nested()
     trace_asserter.has_milestones(
         ta.milestone("search", id="any search"),
-        ta.milestone("search", args={{"query": "best hotels Paris"}}, id="best hotels"),
-        ta.milestone("book_hotel", args={{"nights": 3}}, after=["any search", "best hotels"]),
+        ta.milestone("search", args={"query": "best hotels Paris"}, id="best hotels"),
+        ta.milestone("book_hotel", args={"nights": 3}, after=["any search", "best hotels"]),
     )
 
 
@@ -126,15 +109,23 @@ def test_denied(trace_asserter):
 
 
 def test_handoffs():
-    desk = ta.TraceAsserter(ta.load_trace({str(HANDOFFS)!r}))
+    desk = ta.TraceAsserter(ta.load_trace(HANDOFFS_PATH))
     desk.hands_off_only_to("weather")
 
 
 def test_passes(trace_asserter):
     more.run_retry()
     trace_asserter.has_retried_failed_tools(changed_arguments=True).starts_with_tool("get_weather")
-    trace_asserter.has_milestones(ta.milestone("get_weather", args={{"city": "Munich"}}))
-"""
+    trace_asserter.has_milestones(ta.milestone("get_weather", args={"city": "Munich"}))
+""",
+    imports="""
+import re
+import traceassert as ta
+from pydantic_ai import Agent
+from pydantic_ai.messages import ModelResponse, TextPart, ToolCallPart
+from pydantic_ai.models.function import FunctionModel
+""",
+).replace("HANDOFFS_PATH", repr(str(HANDOFFS)))
 
 _SECTIONS: dict[str, str] = {}
 

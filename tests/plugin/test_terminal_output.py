@@ -5,33 +5,21 @@ colour terminal the tree is coloured by outcome (also under pytest-xdist), and p
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 
 pytest.importorskip("pydantic_ai")
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.plugin._pydantic_app import instrumented_module
 
-TESTS = f"""
-import sys
-sys.path.insert(0, {str(ROOT)!r})
-
-import pytest
-from instrumentation import pydantic_ai
-
-
-@pytest.fixture(autouse=True)
-def instrumented():
-    pydantic_ai.instrument()
-    yield
-    pydantic_ai.uninstrument()
-
+TESTS = instrumented_module(
+    """
 
 def test_books(trace_asserter):
     pydantic_ai.run_scenario()
     trace_asserter.called_agent("orchestrator").called_tool("book_flight")
-"""
+""",
+)
 
 HEADLINE = "called_tool('book_flight'): expected at least 1 call(s) of tool 'book_flight', found 0"
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
