@@ -2,7 +2,11 @@
 // `experimental_telemetry` spans, and writes them as OTLP JSON (the OpenTelemetry JS exporter's JSON
 // serializer: an ExportTraceServiceRequest).
 //
-//   node record.mjs SCRIPT.json OUT.json
+//   node record.mjs SCRIPT.json OUT.json [READABLE.json]
+//
+// READABLE.json, when given, gets the same spans as the JS SDK holds them in memory: each span's
+// ReadableSpan interface (spanContext(), parentSpanContext, HrTime pairs, numeric kind and status code)
+// written with JSON.stringify, as test harnesses save InMemorySpanExporter's spans.
 //
 // SCRIPT.json is the scenario as instrumentation/_scenario.py writes it (tests/conformance/
 // test_vercel_ai.py makes it): prompt, instructions, model names, the scripted turns with their usage.
@@ -22,7 +26,7 @@ import { generateText, stepCountIs, tool } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
 import { z } from 'zod';
 
-const [scriptPath, outPath] = process.argv.slice(2);
+const [scriptPath, outPath, readablePath] = process.argv.slice(2);
 if (!scriptPath || !outPath) {
   throw new Error('usage: node record.mjs SCRIPT.json OUT.json');
 }
@@ -73,6 +77,30 @@ function scriptedModel(modelId, turns) {
   });
 }
 
+/** The ReadableSpan interface of a finished span, as plain data (the span object itself holds its
+ * processor, which holds the exporter: it cannot be written as it is). */
+function readable(span) {
+  return {
+    name: span.name,
+    kind: span.kind,
+    spanContext: span.spanContext(),
+    parentSpanContext: span.parentSpanContext,
+    startTime: span.startTime,
+    endTime: span.endTime,
+    duration: span.duration,
+    ended: span.ended,
+    status: span.status,
+    attributes: span.attributes,
+    links: span.links,
+    events: span.events,
+    resource: { attributes: span.resource.attributes },
+    instrumentationScope: span.instrumentationScope,
+    droppedAttributesCount: span.droppedAttributesCount,
+    droppedEventsCount: span.droppedEventsCount,
+    droppedLinksCount: span.droppedLinksCount,
+  };
+}
+
 /** `experimental_telemetry` of an agent: its functionId names it; metadata repeats it. */
 function telemetry(agent) {
   return { isEnabled: true, functionId: agent, metadata: { agent } };
@@ -120,5 +148,8 @@ const result = await generateText({
 await provider.forceFlush();
 const spans = exporter.getFinishedSpans();
 writeFileSync(outPath, Buffer.from(JsonTraceSerializer.serializeRequest(spans)));
+if (readablePath) {
+  writeFileSync(readablePath, JSON.stringify(spans.map(readable), null, 1));
+}
 await provider.shutdown();
 process.stdout.write(JSON.stringify({ output: result.text, spans: spans.length }) + '\n');

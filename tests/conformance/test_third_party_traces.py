@@ -308,6 +308,44 @@ def test_agent_span_tokens_are_not_added_to_the_model_calls() -> None:
     assert trace.agents[0].total_tokens == 6419
 
 
+def test_vercel_ai_spans_as_the_js_sdk_holds_them() -> None:
+    # openinference-vercel's v6 fixture: ten ReadableSpans written by its JS test harness ({name,
+    # spanContext, attributes, status, startTime as [s, ns], endTime, events}), each in a trace of its
+    # own and with no parent ids. By hand: four calls (generateText, generateText with messages,
+    # generateObject, streamText), each an outer ai.* span (its functionId names it) with the same usage
+    # as its inner do* span, and one embedding (ai.embed / ai.embed.doEmbed, 10 tokens)
+    path = PEERS / "Arize-ai__openinference"
+    path = path / "js__packages__openinference-vercel__test____fixtures____v6-spans__all-spans.json"
+    assert ta.parse_spans(path.read_bytes()).formats == {"<data>": "otel-js"}
+    trace = load(path)
+    assert len(trace.spans) == 10
+    stream = next(s for s in trace.spans if s.name == "ai.streamText.doStream")
+    assert (stream.trace_id, stream.span_id, stream.parent_id) == (
+        "478d4dcc697ecfabc5e7a3d6e4216291",
+        "5a81ef3ffb5d8603",
+        None,
+    )
+    assert stream.start_ns == 1770132000_598000000
+    assert [e.name for e in stream.events] == ["ai.stream.firstChunk", "ai.stream.finish"]
+    calls = trace.model_calls
+    assert [(c.operation, c.input_tokens, c.output_tokens) for c in calls] == [
+        ("chat", 14, 20),
+        ("chat", 50, 9),
+        ("chat", 63, 156),
+        ("chat", 15, 112),
+        ("embeddings", 10, None),
+    ]
+    assert [a.name for a in trace.agents if not a.implicit] == [
+        "test-generate-text",
+        "test-generate-text-messages",
+        "test-generate-object",
+        "test-stream-text",
+    ]
+    # the outer spans' usage repeats their inner calls' (whose parent links the file lost): counted once
+    assert trace.summary()["totals"]["total_tokens"] == 34 + 59 + 219 + 127 + 10
+    assert trace.render().splitlines()[0].endswith(", 449 tokens")
+
+
 # -- files that are not traces -------------------------------------------------------------------------
 
 _NOT_TRACES = [

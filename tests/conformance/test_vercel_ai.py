@@ -15,6 +15,7 @@ and skips otherwise. Record the committed files again with ``python -m tests.con
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -59,14 +60,15 @@ def scenario_script() -> dict[str, Any]:
     }
 
 
-def record(out: Path) -> str:
-    """Run the Node recorder, writing its OTLP JSON to ``out`` and the script's facts next to it; the
-    run's final output."""
+def record(out: Path, readable: Path | None = None) -> str:
+    """Run the Node recorder, writing its OTLP JSON to ``out`` (and the JS SDK's ReadableSpans, written
+    with JSON.stringify, to ``readable``) and the script's facts next to it; the run's final output."""
     with tempfile.TemporaryDirectory() as tmp:
         script = Path(tmp) / "script.json"
         script.write_text(json.dumps(scenario_script()), encoding="utf-8")
+        extra = [str(readable)] if readable is not None else []
         done = subprocess.run(
-            ["node", str(RECORDER / "record.mjs"), str(script), str(out)],
+            ["node", str(RECORDER / "record.mjs"), str(script), str(out), *extra],
             check=True,
             capture_output=True,
             text=True,
@@ -156,13 +158,23 @@ def test_the_failure_message_names_the_tree() -> None:
 def test_recording_again(tmp_path: Path) -> None:
     missing = _recorder_missing()
     if missing:
+        if os.environ.get("CI"):
+            pytest.fail(f"{missing} (.ci/run installs it; in CI this test runs)")
         pytest.skip(missing)
     out = tmp_path / f"{RECORDING}.json"
-    assert record(out) == _scenario.FINAL_OUTPUT
+    readable = tmp_path / "readable_spans.json"
+    assert record(out, readable) == _scenario.FINAL_OUTPUT
     trace = ta.load_trace(out)
     check_facts(trace, _scenario.EXPECTED, dialect="vercel_ai", operation="chat")
     committed = ta.load_trace(DATA / f"{RECORDING}.json")
     assert trace.summary() == committed.summary()
+    # the same spans as the JS SDK holds them (ReadableSpan, JSON.stringify): the same run
+    assert ta.parse_spans(readable.read_bytes()).formats == {"<data>": "otel-js"}
+    from_js = ta.load_trace(readable)
+    assert from_js.summary() == trace.summary()
+    assert {(s.span_id, s.parent_id, s.start_ns, s.end_ns, s.status.code) for s in from_js.spans} == {
+        (s.span_id, s.parent_id, s.start_ns, s.end_ns, s.status.code) for s in trace.spans
+    }
 
 
 if __name__ == "__main__":

@@ -116,7 +116,7 @@ def test_both_paths_give_the_same_message(monkeypatch: pytest.MonkeyPatch) -> No
         parse_spans(data, name="k.json")
     assert str(typed.value).endswith(
         "resourceSpans[0].scopeSpans[0].spans[1]: invalid record: missing field 'key' "
-        "(formats tried: otlp, jaeger, phoenix, sdk, okahu, any-agent)"
+        "(formats tried: otlp, jaeger, phoenix, sdk, okahu, any-agent, otel-js)"
     )
     assert str(stdlib.value).endswith(str(typed.value).split(": ", 2)[-1])
 

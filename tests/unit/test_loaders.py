@@ -336,7 +336,7 @@ def test_load_trace_makes_a_trace_with_the_warnings(tmp_path: Path) -> None:
 
 
 def test_formats_names_and_aliases(tmp_path: Path) -> None:
-    assert FORMATS == ("otlp", "jaeger", "phoenix", "sdk", "okahu", "any-agent")
+    assert FORMATS == ("otlp", "jaeger", "phoenix", "sdk", "okahu", "any-agent", "otel-js")
     assert len(load_spans(DATA / "sdk-array.json", format="monocle").spans) == 4
     assert len(load_spans(DATA / "otlp-collector.jsonl", format="otlp-jsonl").spans) == 4
     with pytest.raises(ta.TraceLoadError, match="unknown format 'xml'"):

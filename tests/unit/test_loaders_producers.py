@@ -281,3 +281,78 @@ def test_load_spans_reads_the_committed_phoenix_sample() -> None:
     assert result.formats == {str(DATA / "formats" / "phoenix-rest.json"): "phoenix"}
     failing = next(s for s in result.spans if s.name == "execute_tool book_hotel")
     assert failing.status == ta.Status("ERROR", "hotel API timed out")
+
+
+# -- the OpenTelemetry JS SDK's spans as it holds them (ReadableSpan written with JSON.stringify) -------
+
+
+def _js_span(**over: Any) -> dict[str, Any]:
+    span: dict[str, Any] = {
+        "name": "execute_tool get_weather",
+        "kind": 2,
+        "spanContext": {"traceId": "4bf92f3577b34da6a3ce929d0e0e4736", "spanId": "00f067aa0ba902b7"},
+        "parentSpanContext": {"traceId": "4bf92f3577b34da6a3ce929d0e0e4736", "spanId": "b7ad6b7169203331"},
+        "startTime": [1700000000, 5],
+        "endTime": [1700000001, 999999999],
+        "status": {"code": 2, "message": "boom"},
+        "attributes": {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "get_weather"},
+        "events": [{"name": "exception", "time": [1700000001, 0], "attributes": {"exception.type": "E"}}],
+        "links": [{"context": {"traceId": "0af7651916cd43dd8448eb211c80319c", "spanId": "c7ad6b7169203331"}}],
+        "resource": {"attributes": {"service.name": "node-agent"}},
+        "instrumentationScope": {"name": "ai", "version": "6.0.0"},
+    }
+    span.update(over)
+    return span
+
+
+def test_js_sdk_readable_spans_keep_every_field() -> None:
+    [span] = parse_spans(json.dumps([_js_span()]).encode()).spans
+    assert (span.trace_id, span.span_id, span.parent_id) == (
+        "4bf92f3577b34da6a3ce929d0e0e4736",
+        "00f067aa0ba902b7",
+        "b7ad6b7169203331",
+    )
+    assert (span.kind, span.start_ns, span.end_ns) == ("CLIENT", 1700000000_000000005, 1700000001_999999999)
+    assert (span.status.code, span.status.description) == ("ERROR", "boom")
+    assert [(e.name, e.timestamp_ns, dict(e.attributes)) for e in span.events] == [
+        ("exception", 1700000001_000000000, {"exception.type": "E"})
+    ]
+    assert [(lk.trace_id, lk.span_id) for lk in span.links] == [
+        ("0af7651916cd43dd8448eb211c80319c", "c7ad6b7169203331")
+    ]
+    assert dict(span.resource) == {"service.name": "node-agent"}
+    assert (span.scope_name, span.scope_version) == ("ai", "6.0.0")
+
+
+def test_js_sdk_1x_spans_private_fields_and_millisecond_times() -> None:
+    # SDK 1.x: parentSpanId, instrumentationLibrary; the span object's own field names (_spanContext);
+    # times in epoch milliseconds
+    old = _js_span(parentSpanContext=None, parentSpanId="b7ad6b7169203331", startTime=1700000000123.5)
+    old["_spanContext"] = old.pop("spanContext")
+    old["instrumentationLibrary"] = old.pop("instrumentationScope")
+    old["resource"] = {"_rawAttributes": [["service.name", "node-agent"], ["host.id", {}]]}
+    [span] = parse_spans(json.dumps(old).encode(), format="js").spans
+    assert (span.parent_id, span.start_ns, span.scope_name) == (
+        "b7ad6b7169203331",
+        1700000000_123500000,
+        "ai",
+    )
+    assert dict(span.resource) == {"service.name": "node-agent"}  # the unresolved value ({}) is left out
+    root = _js_span(parentSpanContext=None)
+    assert parse_spans(json.dumps(root).encode()).spans[0].parent_id is None
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "message"),
+    [
+        ("startTime", [1700000000], "not an HrTime"),
+        ("startTime", [1700000000, 1_000_000_000], "a second or more"),
+        ("endTime", "yesterday", "not a time"),
+        ("kind", 9, "unknown span kind"),
+        ("status", {"code": 7}, "unknown status code"),
+    ],
+)
+def test_js_sdk_spans_that_are_wrong_name_their_place(field: str, value: Any, message: str) -> None:
+    with pytest.raises(ta.TraceLoadError, match=message) as err:
+        parse_spans(json.dumps([_js_span(**{field: value})]).encode(), name="spans.json")
+    assert "spans.json" in str(err.value)

@@ -10,6 +10,7 @@ Formats (``FORMATS``; ``format=`` also takes the ``ALIASES``):
 - ``okahu``: Monocle spans as Okahu's API returns them (``span_name``, ``entity`` lists);
 - ``phoenix``: Arize Phoenix's span JSON (its REST API, or ``get_spans_dataframe()`` saved as JSON).
 - ``any-agent``: mozilla-ai any-agent's ``AgentTrace`` dumps (integer ids, a ``parent`` context).
+- ``otel-js``: the OpenTelemetry JS SDK's ``ReadableSpan`` objects written with ``JSON.stringify``.
 
 Any of them may be gzip-compressed (found by its magic bytes). Log records in the same files, or in
 files of their own, are read too (OTLP ``resourceLogs``, the SDK's ``to_json()`` log dumps: ``logs``) and

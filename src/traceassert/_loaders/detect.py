@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from .._errors import TraceLoadError
-from . import anyagent, jaeger, logs, okahu, otlp, phoenix, sdk
+from . import anyagent, jaeger, logs, okahu, otel_js, otlp, phoenix, sdk
 from .common import CONVERSION_ERRORS, TRUNCATED, Context
 from .split import Buffer, Unit, iter_units
 
@@ -15,7 +15,15 @@ __all__ = ["ALIASES", "FORMATS", "canonical_format", "classify", "convert_text"]
 Converter = Callable[[str | None, str, Any, Context], None]
 
 #: Format names, in the order auto-detection tries them.
-FORMATS: tuple[str, ...] = (otlp.NAME, jaeger.NAME, phoenix.NAME, sdk.NAME, okahu.NAME, anyagent.NAME)
+FORMATS: tuple[str, ...] = (
+    otlp.NAME,
+    jaeger.NAME,
+    phoenix.NAME,
+    sdk.NAME,
+    okahu.NAME,
+    anyagent.NAME,
+    otel_js.NAME,
+)
 
 #: Other names accepted by ``format=``.
 ALIASES = {
@@ -32,9 +40,12 @@ ALIASES = {
     "arize-phoenix": "phoenix",
     "anyagent": "any-agent",
     "agenttrace": "any-agent",
+    "js": "otel-js",
+    "otel_js": "otel-js",
+    "opentelemetry-js": "otel-js",
 }
 
-_MODULES = {m.NAME: m for m in (otlp, jaeger, phoenix, sdk, okahu, anyagent)}
+_MODULES = {m.NAME: m for m in (otlp, jaeger, phoenix, sdk, okahu, anyagent, otel_js)}
 #: Envelope keys that hold a list of records (Okahu API responses, Okahu's ingest body, Jaeger).
 _ENVELOPE_KEYS = ("spans", "batch", "data", "results", "trace_spans")
 

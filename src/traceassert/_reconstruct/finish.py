@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Sequence
 from typing import Any
 
@@ -115,15 +116,33 @@ def call_tokens(inv: AgentInvocation, done: dict[int, Tokens]) -> Tokens:
 
 def agent_tokens(top: Sequence[AgentInvocation], span_tokens: set[int]) -> tuple[AgentInvocation, ...]:
     """The outermost invocations in ``span_tokens`` (whose tokens only their agent span records), in
-    start order: an agent span's usage counts once, and a nested agent's is in its parent's."""
+    start order: an agent span's usage counts once, and a nested agent's is in its parent's.
+
+    An agent whose span's time holds the start of a model call recorded outside any agent, with usage,
+    is left out: that call may be the agent's own, its parent link lost (files that keep no parent ids),
+    and its usage already counts."""
     if not span_tokens:
         return ()
+    orphans = sorted(
+        call.start_ns
+        for inv in top
+        if inv.implicit
+        for call in inv.model_calls
+        if call.input_tokens is not None or call.output_tokens is not None
+    )
     out: list[AgentInvocation] = []
     stack = list(reversed(top))
     while stack:
         inv = stack.pop()
         if id(inv) in span_tokens:
-            out.append(inv)
+            if not _holds_a_start(orphans, inv.span.start_ns, inv.span.end_ns):
+                out.append(inv)
         else:
             stack.extend(reversed(inv.nested))
     return tuple(out)
+
+
+def _holds_a_start(starts: list[int], start: int, end: int | None) -> bool:
+    """Whether a start in the sorted ``starts`` falls in ``[start, end]`` (an unfinished span: to the end)."""
+    i = bisect_left(starts, start)
+    return i < len(starts) and (end is None or starts[i] <= end)
