@@ -50,6 +50,7 @@ if TYPE_CHECKING:
         ToolRequest,
     )
     from ._model.span import Span, SpanEvent, SpanLink, Status
+    from ._receive import Receiver, ReceiveTimeout, receiver
     from ._trace import Trace, load_trace
 
 __version__ = "0.1.0"
@@ -76,6 +77,8 @@ _EXPORTS: dict[str, str] = {
     "Policy": "._fleet",
     "PolicyError": "._fleet",
     "NamePattern": "._checks.names",
+    "Receiver": "._receive",
+    "ReceiveTimeout": "._receive",
     "Redacted": "._checks.redacted",
     "Retrieval": "._model.records",
     "Score": "._evaluation.results",
@@ -110,6 +113,7 @@ _EXPORTS: dict[str, str] = {
     "milestone": "._checks.rules.milestones",
     "parse_spans": "._loaders",
     "policy": "._fleet",
+    "receiver": "._receive",
     "record_score": "._evaluation.results",
     "recorded_scores": "._evaluation.results",
     "scope": "._capture",
@@ -139,6 +143,8 @@ __all__ = [
     "Outcome",
     "Policy",
     "PolicyError",
+    "ReceiveTimeout",
+    "Receiver",
     "Redacted",
     "Retrieval",
     "Score",
@@ -173,6 +179,7 @@ __all__ = [
     "milestone",
     "parse_spans",
     "policy",
+    "receiver",
     "record_score",
     "recorded_scores",
     "scope",
