@@ -7,10 +7,10 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, overload
 
 from .._capture import Capture
-from .._receive import Receiver
 from .._checks.selection import Selection, SelKind, selection_of
 from .._model.records import AgentInvocation, ModelCall, ToolExecution
 from .._model.span import Span
+from .._receive import Receiver
 from .._trace import Trace
 from .soft import Soft
 
