@@ -64,8 +64,8 @@ def _others(status: dict[str, Any], trace_id: str) -> list[str]:
         return [f"  spans for other trace ids: none (the test's trace id is {trace_id})"]
     lines = [
         f"  spans for other trace ids: {others.get('total', len(traces))} trace(s), none with the test's "
-        f"trace id {trace_id}: the app did not take the test's context (TRACEPARENT in a process's "
-        "environment, the traceparent header of a request to a service)"
+        f"trace id {trace_id} (other tests' traces, or an app that did not take the test's context: "
+        "TRACEPARENT in a process's environment, the traceparent header of a request to a service)"
     ]
     for other, count, name, service in traces:
         where = f", service {shown(service)!r}" if service else ""

@@ -69,6 +69,29 @@ class _Handler(BaseHTTPRequestHandler):
         kind = "application/x-protobuf" if proto else "application/json"
         self._answer(status, status_body(proto, status, reason), kind, close=True)
 
+    def _read_chunked(self, limit: int) -> tuple[bytes, tuple[int, str] | None]:
+        """A chunked body (what Node's exporters send), read within ``limit`` bytes."""
+        parts: list[bytes] = []
+        size = 0
+        while True:
+            line = self.rfile.readline(1024)
+            try:
+                chunk = int(line.split(b";", 1)[0].strip(), 16)
+            except ValueError:
+                return b"", (400, f"bad chunk size line {line[:40]!r} in a chunked body")
+            if chunk == 0:
+                while self.rfile.readline(1024).strip():  # trailers, up to the empty line
+                    pass
+                return b"".join(parts), None
+            size += chunk
+            if size > limit:
+                return b"", (413, f"the chunked request body is larger than the limit of {limit} bytes")
+            data = self.rfile.read(chunk)
+            self.rfile.readline(8)  # the CRLF after the chunk
+            if len(data) < chunk:
+                return b"", (400, "the chunked body ends early")
+            parts.append(data)
+
     def _drain(self, length: int) -> None:
         """Read a refused body and let it go (the sender then reads the answer, not a reset connection)."""
         while length > 0:
@@ -86,23 +109,30 @@ class _Handler(BaseHTTPRequestHandler):
         proto = kind in _PROTO_TYPES
         protocol = "http/protobuf" if proto else "http/json" if kind == "application/json" else kind or "?"
         limits = self.server.store.limits
+        chunked = "chunked" in (self.headers.get("Transfer-Encoding") or "").lower()
         length_text = self.headers.get("Content-Length")
-        if length_text is None or not length_text.strip().isdigit():
-            self._refuse(
-                411, proto, path, protocol, "a request needs a Content-Length (chunked bodies are not read)"
-            )
-            return
-        length = int(length_text)
-        if length > limits.max_request_bytes:
-            self._drain(length)
-            limit = limits.max_request_bytes
-            reason = f"the request body ({length} bytes) is larger than the limit of {limit} bytes"
-            self._refuse(413, proto, path, protocol, reason)
-            return
-        body = self.rfile.read(length)
-        if len(body) < length:
-            self._refuse(400, proto, path, protocol, f"the body ends after {len(body)} of {length} bytes")
-            return
+        if chunked:
+            body, problem = self._read_chunked(limits.max_request_bytes)
+            if problem is not None:
+                self._refuse(problem[0], proto, path, protocol, problem[1])
+                return
+        else:
+            if length_text is None or not length_text.strip().isdigit():
+                self._refuse(
+                    411, proto, path, protocol, "a request needs a Content-Length or chunked encoding"
+                )
+                return
+            length = int(length_text)
+            if length > limits.max_request_bytes:
+                self._drain(length)
+                limit = limits.max_request_bytes
+                reason = f"the request body ({length} bytes) is larger than the limit of {limit} bytes"
+                self._refuse(413, proto, path, protocol, reason)
+                return
+            body = self.rfile.read(length)
+            if len(body) < length:
+                self._refuse(400, proto, path, protocol, f"the body ends after {len(body)} of {length} bytes")
+                return
         signal = _SIGNALS.get(path)
         if signal is None:
             self._refuse(
