@@ -53,6 +53,8 @@ def read_json_request(data: bytes, where: str) -> JsonRequest:
         if one_by_one is None:
             raise
         return one_by_one
+    if ctx.foreign_error is not None and not ctx.spans and not logs:
+        raise ctx.foreign_error  # what a file of it would give: not JSON at all
     loss = _loss(ctx)
     if loss is not None:
         raise TraceLoadError(loss, path=where)
@@ -65,7 +67,7 @@ def _loss(ctx: Context) -> str | None:
     if lost:
         return lost[0].split(": ", 1)[-1]
     if ctx.cuts:
-        return f"the body is cut off at {ctx.cuts[0]}"
+        return f"the data is cut off at {ctx.cuts[0]}"
     if ctx.broken:
         return f"a record is cut off or corrupted at {ctx.broken[0]}"
     if ctx.dropped:
