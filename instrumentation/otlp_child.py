@@ -16,6 +16,7 @@ import logging
 import os
 import sys
 
+from opentelemetry import context as otel_context
 from opentelemetry import propagate, trace
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import TracerProvider
@@ -48,9 +49,9 @@ def main(mode: str) -> None:
         from instrumentation import pydantic_ai as stack
 
         stack.instrument()
-        token = __import__("opentelemetry.context", fromlist=["attach"]).attach(context)
+        token = otel_context.attach(context)
         print(stack.run_scenario())
-        __import__("opentelemetry.context", fromlist=["detach"]).detach(token)
+        otel_context.detach(token)
     elif mode == "logs":
         from opentelemetry.sdk._logs import LoggerProvider, LoggingHandler
         from opentelemetry.sdk._logs.export import BatchLogRecordProcessor
@@ -60,9 +61,8 @@ def main(mode: str) -> None:
         log = logging.getLogger("otlp-child")
         log.addHandler(LoggingHandler(logger_provider=logger_provider))
         log.setLevel(logging.INFO)
-        with tracer.start_as_current_span("job", context=context):
-            with tracer.start_as_current_span("step"):
-                log.warning("the step found %s", "nothing")
+        with tracer.start_as_current_span("job", context=context), tracer.start_as_current_span("step"):
+            log.warning("the step found %s", "nothing")
         logger_provider.shutdown()
     elif mode == "no-context":
         with tracer.start_as_current_span("job without context"):
