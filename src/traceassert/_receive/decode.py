@@ -114,14 +114,17 @@ def _proto_traces(data: bytes, where: str) -> Decoded:
     remote = otlp_proto.parent_is_remote
     for raw, items in groups.items():
         trace_id = raw.hex()
-        anchor = bytes.fromhex(anchor_of(trace_id))
-        rooted = False
+        parents = []
         for _origin, sp in items:
             parent = sp.parent_span_id
-            if not parent or parent == anchor or remote(sp):
-                rooted = True
+            if not parent or remote(sp):
                 break
-        out.batches[trace_id] = Batch(proto=items, count=len(items), rooted=rooted)
+            parents.append(parent)
+        else:  # no root yet: is one of them under the receiver's traceparent?
+            anchor = bytes.fromhex(anchor_of(trace_id))
+            out.batches[trace_id] = Batch(proto=items, count=len(items), rooted=anchor in parents)
+            continue
+        out.batches[trace_id] = Batch(proto=items, count=len(items), rooted=True)
     return out
 
 

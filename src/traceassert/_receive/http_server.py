@@ -32,6 +32,9 @@ class _Server(ThreadingHTTPServer):
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    # the answer's headers and body go in two writes: with Nagle's algorithm and the client's delayed
+    # ACK, each request would then wait ~40 ms
+    disable_nagle_algorithm = True
     timeout = 30  # a client that stops sending mid-request is dropped, never waited on for ever
     server: _Server
     raw_requestline: bytes

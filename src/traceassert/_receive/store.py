@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from .._loaders import otlp_proto
 from .._model.logs import LogRecord
 from .._model.span import Span
-from .decode import Decoded
+from .decode import Batch, Decoded
 from .limits import Limits
 
 __all__ = ["RequestNote", "State", "Store", "TraceView"]
@@ -66,8 +66,8 @@ class _Entry:
         self.rooted = False
         self.first_at = self.last_at = time.monotonic()
         self.build_lock = threading.Lock()
-        #: the first span's name and service
-        self.label: tuple[str, str | None] | None = None
+        #: the first batch, for the first span's name and service (made when asked: `others`)
+        self.label: Batch | None = None
 
 
 class Store:
@@ -105,7 +105,7 @@ class Store:
                 if entry is None:
                     entry = self._traces[trace_id] = _Entry()
                 if entry.label is None and batch.count:
-                    entry.label = batch.label()
+                    entry.label = batch
                 if batch.proto is not None:
                     entry.pending.append(batch.proto)
                 elif batch.spans is not None:
@@ -178,7 +178,7 @@ class Store:
         with self.changed:
             found = [(t, e) for t, e in self._traces.items() if t != trace_id and e.count]
             found.sort(key=lambda item: item[1].last_at)
-            shown = [(t, e.count, *(e.label or (None, None))) for t, e in found[-limit:]]
+            shown = [(t, e.count, *(e.label.label() if e.label else (None, None))) for t, e in found[-limit:]]
             return len(found), shown
 
     def trace_ids(self) -> list[str]:
