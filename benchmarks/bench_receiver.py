@@ -20,12 +20,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
-from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans  # noqa: E402
-from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter  # noqa: E402
-from opentelemetry.sdk.trace import ReadableSpan, TracerProvider  # noqa: E402
-from opentelemetry.sdk.trace.export import SimpleSpanProcessor, SpanExporter, SpanExportResult  # noqa: E402
+from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
+from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor, SpanExporter, SpanExportResult
 
-from traceassert._receive.server import LocalReceiver  # noqa: E402
+from traceassert._receive.server import LocalReceiver
 
 TARGET = 5.0
 _GRPC_PATH = "/opentelemetry.proto.collector.trace.v1.TraceService/Export"
@@ -168,7 +168,11 @@ def main() -> None:
             f"receiver {name}: {rates[name]:,.0f} spans/s from {args.senders} senders ({len(spans):,} spans, "
             f"each received exactly once): {rates[name] / one:.1f}x one exporter"
         )
+    print("==== summary:")
     for name, rate in rates.items():
+        print(
+            f"ratio receiver {name} / one exporter: {rate / one:.1f}x (spans/s, each received exactly once)"
+        )
         verdict = "met" if rate >= TARGET * one else "NOT met"
         print(f"target receiver {name} >= {TARGET:g}x one exporter: {verdict}")
 

@@ -50,7 +50,7 @@ if TYPE_CHECKING:
         ToolRequest,
     )
     from ._model.span import Span, SpanEvent, SpanLink, Status
-    from ._receive import Receiver, ReceiveTimeout, receiver
+    from ._receive import Limits, Receiver, ReceiveTimeout, receiver
     from ._trace import Trace, load_trace
 
 __version__ = "0.1.0"
@@ -69,6 +69,7 @@ _EXPORTS: dict[str, str] = {
     "FleetStats": "._fleet",
     "Handoff": "._model.records",
     "Judge": "._evaluation.judge",
+    "Limits": "._receive",
     "JudgeError": "._evaluation.judge",
     "Matcher": "._evaluation.expect",
     "Milestone": "._checks.rules.milestones",
@@ -136,6 +137,7 @@ __all__ = [
     "Handoff",
     "Judge",
     "JudgeError",
+    "Limits",
     "Matcher",
     "Milestone",
     "ModelCall",
