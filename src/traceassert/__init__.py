@@ -50,6 +50,7 @@ if TYPE_CHECKING:
         ToolRequest,
     )
     from ._model.span import Span, SpanEvent, SpanLink, Status
+    from ._receive import Limits, Receiver, ReceiveTimeout, receiver
     from ._trace import Trace, load_trace
 
 __version__ = "0.1.0"
@@ -68,6 +69,7 @@ _EXPORTS: dict[str, str] = {
     "FleetStats": "._fleet",
     "Handoff": "._model.records",
     "Judge": "._evaluation.judge",
+    "Limits": "._receive",
     "JudgeError": "._evaluation.judge",
     "Matcher": "._evaluation.expect",
     "Milestone": "._checks.rules.milestones",
@@ -76,6 +78,8 @@ _EXPORTS: dict[str, str] = {
     "Policy": "._fleet",
     "PolicyError": "._fleet",
     "NamePattern": "._checks.names",
+    "Receiver": "._receive",
+    "ReceiveTimeout": "._receive",
     "Redacted": "._checks.redacted",
     "Retrieval": "._model.records",
     "Score": "._evaluation.results",
@@ -110,6 +114,7 @@ _EXPORTS: dict[str, str] = {
     "milestone": "._checks.rules.milestones",
     "parse_spans": "._loaders",
     "policy": "._fleet",
+    "receiver": "._receive",
     "record_score": "._evaluation.results",
     "recorded_scores": "._evaluation.results",
     "scope": "._capture",
@@ -132,6 +137,7 @@ __all__ = [
     "Handoff",
     "Judge",
     "JudgeError",
+    "Limits",
     "Matcher",
     "Milestone",
     "ModelCall",
@@ -139,6 +145,8 @@ __all__ = [
     "Outcome",
     "Policy",
     "PolicyError",
+    "ReceiveTimeout",
+    "Receiver",
     "Redacted",
     "Retrieval",
     "Score",
@@ -173,6 +181,7 @@ __all__ = [
     "milestone",
     "parse_spans",
     "policy",
+    "receiver",
     "record_score",
     "recorded_scores",
     "scope",

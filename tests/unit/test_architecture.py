@@ -24,6 +24,7 @@ STAGES = (
     "_golden",
     "_report",
     "_fleet",
+    "_receive",
 )
 
 
@@ -229,6 +230,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("_render", "_summary"),
     ("_trace",),
     ("_capture", "_instrument"),
+    ("_receive",),
     ("_checks",),
     ("_evaluation",),
     ("_golden",),

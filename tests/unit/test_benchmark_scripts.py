@@ -28,6 +28,15 @@ BROKEN = ("failed:", "the run failed", "the check failed", "the benchmark is wro
             ],
         ),
         (
+            "bench_receiver.py",
+            ["--spans", "600", "--senders", "2", "--batch", "100"],
+            [
+                "ratio receiver http/protobuf / one exporter",
+                "target receiver http/protobuf >= 5x",
+                "target receiver grpc >= 5x",
+            ],
+        ),
+        (
             "bench_load.py",
             # the baseline and the loads the targets are about (every step is a subprocess: few, for speed)
             [

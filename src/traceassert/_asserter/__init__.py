@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from .._capture import Capture
+from .._receive import Receiver
 from .._trace import Trace
 from .soft import Soft, soft
 from .types import AgentSelection, SelectionChecks, ToolSelection, TraceAsserter
@@ -27,6 +28,6 @@ __all__ = [
 ]
 
 
-def assert_trace(source: Trace | Capture | Iterable[Any]) -> TraceAsserter:
-    """The same as ``TraceAsserter(source)``."""
+def assert_trace(source: Trace | Capture | Receiver | Iterable[Any]) -> TraceAsserter:
+    """The same as ``TraceAsserter(source)``; a Receiver's trace is waited for at each check."""
     return TraceAsserter(source)

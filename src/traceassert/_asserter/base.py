@@ -10,6 +10,7 @@ from .._capture import Capture
 from .._checks.selection import Selection, SelKind, selection_of
 from .._model.records import AgentInvocation, ModelCall, ToolExecution
 from .._model.span import Span
+from .._receive import Receiver
 from .._trace import Trace
 from .soft import Soft
 
@@ -32,7 +33,7 @@ class AsserterBase:
     #: the asserter type of each kind of selection (filled in by ``types``)
     _kinds: ClassVar[dict[str, type[AsserterBase]]] = {}
 
-    def __init__(self, source: Trace | Capture | Iterable[Any]) -> None:
+    def __init__(self, source: Trace | Capture | Receiver | Iterable[Any]) -> None:
         if isinstance(source, AsserterBase):
             # a new asserter over the same source: the whole trace, no choices
             self._state = Selection(capture=source._state.capture, snapshot=source._state.snapshot)

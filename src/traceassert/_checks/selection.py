@@ -16,6 +16,7 @@ from .._capture import Capture
 from .._errors import TraceCaptureError
 from .._model.records import AgentInvocation, ModelCall, ToolExecution
 from .._model.span import Span
+from .._receive import Receiver
 from .._trace import Trace
 from .nesting import outermost, span_owners
 
@@ -40,7 +41,7 @@ class Selection:
     are the settings of ``with_comparer`` / ``with_evaluation`` / ``accepting_unknown_outcomes``.
     """
 
-    capture: Capture | None = None
+    capture: Capture | Receiver | None = None
     snapshot: Trace | None = None
     kind: SelKind = "spans"
     positions: tuple[int, ...] | None = None
@@ -246,9 +247,10 @@ class Selection:
 
 
 def selection_of(source: Any) -> Selection:
-    """The selection of a whole Trace, a Capture (read live) or an iterable of spans; TypeError for
+    """The selection of a whole Trace, a Capture (read live), a Receiver (its trace, waited for) or an
+    iterable of spans; TypeError for
     anything else (with the way to check a file)."""
-    if isinstance(source, Capture):
+    if isinstance(source, Capture | Receiver):
         return Selection(capture=source)
 
     if isinstance(source, Trace):
@@ -258,6 +260,8 @@ def selection_of(source: Any) -> Selection:
         is_path = isinstance(source, str | PathLike)
         hint = " (to check a trace file, pass ta.load_trace(path))" if is_path else ""
         kind = type(source).__name__
-        raise TypeError(f"TraceAsserter takes a Trace, a Capture or an iterable of spans, not {kind}{hint}")
+        raise TypeError(
+            f"TraceAsserter takes a Trace, a Capture, a Receiver or an iterable of spans, not {kind}{hint}"
+        )
 
     return Selection(snapshot=Trace(source))

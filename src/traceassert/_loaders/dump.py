@@ -21,7 +21,7 @@ from typing import Any
 from .._common.files import check_output, write_atomic
 from .._model.span import Span, SpanEvent, SpanLink, spans_from
 
-__all__ = ["dump_trace", "json_bytes", "to_otlp_json", "write_file"]
+__all__ = ["any_json", "attributes_json", "dump_trace", "json_bytes", "to_otlp_json", "write_file"]
 
 _KIND = {"INTERNAL": 1, "SERVER": 2, "CLIENT": 3, "PRODUCER": 4, "CONSUMER": 5}
 _STATUS = {"UNSET": 0, "OK": 1, "ERROR": 2}
@@ -51,6 +51,10 @@ def _any(value: Any) -> dict[str, Any]:
 
 def _attributes(attrs: Mapping[str, Any]) -> list[dict[str, Any]]:
     return [{"key": str(k), "value": _any(v)} for k, v in attrs.items()]
+
+
+#: one value as an OTLP/JSON AnyValue, and a mapping as a KeyValue list (the log writer uses them too)
+any_json, attributes_json = _any, _attributes
 
 
 def _event(ev: SpanEvent) -> dict[str, Any]:

@@ -17,6 +17,7 @@ __all__ = [
     "GZIP_MAGIC",
     "TRACE_SUFFIXES",
     "Loss",
+    "TooLarge",
     "decode_text",
     "expand_paths",
     "is_trace_name",
@@ -41,6 +42,10 @@ class Loss(str):
     ``isinstance(warning, Loss)`` (``LoadResult.partial`` lists them)."""
 
     __slots__ = ()
+
+
+class TooLarge(TraceLoadError):
+    """The content is larger than the limit (``max_bytes``), before or after decompression."""
 
 
 def expand_paths(source: PathLike | Iterable[PathLike]) -> list[Path]:
@@ -120,9 +125,7 @@ def read_stream(fh: BinaryIO, where: str, max_bytes: int | None, warnings: list[
         )
     data = fh.read() if max_bytes is None else fh.read(max_bytes + 1)
     if max_bytes is not None and len(data) > max_bytes:
-        raise TraceLoadError(
-            f"the file is larger than the limit of {max_bytes} bytes (max_bytes)", path=where
-        )
+        raise TooLarge(f"the file is larger than the limit of {max_bytes} bytes (max_bytes)", path=where)
     return data
 
 
@@ -151,7 +154,7 @@ def _gunzip(fh: BinaryIO, where: str, max_bytes: int | None, warnings: list[str]
             parts.append(out)
             size += len(out)
             if max_bytes is not None and size > max_bytes:
-                raise TraceLoadError(
+                raise TooLarge(
                     f"decompressed size exceeds the limit of {max_bytes} bytes (max_bytes): "
                     "a gzip bomb, or a file too large to load",
                     path=where,

@@ -15,14 +15,16 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from .keys import CAPTURE_KEY, DUMPED_KEY, redaction
+from .receiver import add_receiver_option, receiver_for
 from .results import add_results_options, configure_results
 from .terminal import FailureStyle
 
 if TYPE_CHECKING:
     from .._asserter import TraceAsserter
     from .._capture import Capture
+    from .._receive import Receiver
 
-__all__ = ["trace_asserter", "trace_capture"]
+__all__ = ["otlp_receiver", "trace_asserter", "trace_capture"]
 
 _FIXTURES = frozenset({"trace_asserter", "trace_capture"})
 
@@ -60,6 +62,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "DIR/<test module>/<test name>.json (see `traceassert slim`)",
     )
     add_results_options(group)
+    add_receiver_option(group)
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -202,3 +205,10 @@ def trace_asserter(trace_capture: Capture) -> TraceAsserter:
     from .._asserter import TraceAsserter
 
     return TraceAsserter(trace_capture)
+
+
+@pytest.fixture
+def otlp_receiver(request: pytest.FixtureRequest) -> Receiver:
+    """An OTLP receiver (one for the session) and a trace id of this test's own: hand ``env()`` to a
+    child process or ``headers()`` to a request, then check ``ta.assert_trace(otlp_receiver)``."""
+    return receiver_for(request)
