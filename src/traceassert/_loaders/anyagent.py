@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .common import TRUNCATED, Context, freeze_attributes_json, iso_to_ns, make_span
+from .common import Context, freeze_attributes_json, iso_to_ns, make_span, whole_span_record
 from .sdk import events_from_json, kind_of, links_from_json, resource_from_json, status_from_json
 
 __all__ = ["NAME", "convert", "is_record"]
@@ -44,10 +44,7 @@ def _ids(context: Any) -> tuple[str, str]:
 
 def convert(key: str | None, where: str, value: Any, ctx: Context) -> None:
     """Add one ``AgentTrace`` span."""
-    if value.__class__ is not dict:
-        raise TypeError(f"expected a span object, got {type(value).__name__}")
-    if TRUNCATED in value:
-        ctx.dropped += 1
+    if not whole_span_record(value, ctx):
         return
     keys = ctx.keys
     trace_id, span_id = _ids(value["context"])

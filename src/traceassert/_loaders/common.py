@@ -25,6 +25,7 @@ __all__ = [
     "named_id",
     "parent_id",
     "status_of",
+    "whole_span_record",
 ]
 
 #: Key the truncation repair adds to every JSON object it had to close (see ``_repair``). Converters
@@ -145,6 +146,17 @@ class Context:
         if end is not None and end < span.start_ns:
             self.order_issues += 1
         self.spans.append(span)
+
+
+def whole_span_record(value: Any, ctx: Context) -> bool:
+    """Whether ``value`` is a span object to convert: False for one the end of the file cut through
+    (counted in ``ctx.dropped``); a value that is not an object is an error."""
+    if value.__class__ is not dict:
+        raise TypeError(f"expected a span object, got {type(value).__name__}")
+    if TRUNCATED in value:
+        ctx.dropped += 1
+        return False
+    return True
 
 
 def freeze_json(value: Any, depth: int = 0) -> Any:

@@ -25,7 +25,6 @@ from typing import Any
 
 from .._model.span import EMPTY_MAPPING
 from .common import (
-    TRUNCATED,
     Context,
     event,
     freeze_attributes_json,
@@ -33,6 +32,7 @@ from .common import (
     make_span,
     named_id,
     parent_id,
+    whole_span_record,
 )
 from .sdk import kind_of, status_from_json
 
@@ -136,10 +136,7 @@ def _attributes(value: Any, keys: dict[str, str]) -> Mapping[str, Any]:
 
 def convert(key: str | None, where: str, value: Any, ctx: Context) -> None:
     """Add one span in the Okahu form."""
-    if value.__class__ is not dict:
-        raise TypeError(f"expected a span object, got {type(value).__name__}")
-    if TRUNCATED in value:
-        ctx.dropped += 1
+    if not whole_span_record(value, ctx):
         return
     if _is_log_record(value):
         ctx.other_signals.add(ADOT_LOG_RECORDS)

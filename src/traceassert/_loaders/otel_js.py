@@ -12,11 +12,19 @@ the scope ``instrumentationScope`` (2.x) or ``instrumentationLibrary`` (1.x).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
 
-from .common import TRUNCATED, Context, event, freeze_attributes_json, link, make_span, named_id
-from .sdk import kind_of, resource_from_json, status_from_json
+from .common import (
+    Context,
+    event,
+    freeze_attributes_json,
+    make_span,
+    named_id,
+    whole_span_record,
+)
+from .sdk import kind_of, links_from_json, resource_from_json, scope_from_json, status_from_json
 
 __all__ = ["NAME", "convert", "is_record"]
 
@@ -76,19 +84,6 @@ def _parent(value: dict[str, Any], ctx: Context) -> str | None:
     return None if not span_id else named_id(span_id, 8, ctx)
 
 
-def _scope(value: dict[str, Any]) -> tuple[str | None, str | None]:
-    for key in _SCOPE_KEYS:
-        scope = value.get(key)
-        if scope:
-            if scope.__class__ is not dict:
-                raise TypeError(f"{key} must be an object")
-            name, version = scope.get("name"), scope.get("version")
-            if any(item is not None and item.__class__ is not str for item in (name, version)):
-                raise TypeError("scope name and version must be strings")
-            return name, version
-    return None, None
-
-
 def _resource(value: Any, keys: dict[str, str]) -> Any:
     if value.__class__ is dict and "attributes" not in value and "_rawAttributes" in value:
         raw = value["_rawAttributes"]
@@ -115,29 +110,18 @@ def _events(items: Any, keys: dict[str, str]) -> tuple[Any, ...]:
     )
 
 
-def _links(items: Any, keys: dict[str, str], ctx: Context) -> tuple[Any, ...]:
-    if not items:
-        return ()
-    if items.__class__ is not list:
-        raise TypeError("links must be an array")
-    out = []
-    for lk in items:
-        context = lk["context"]
-        trace_id, span_id = named_id(context["traceId"], 16, ctx), named_id(context["spanId"], 8, ctx)
-        out.append(link(trace_id, span_id, freeze_attributes_json(lk.get("attributes"), keys)))
-    return tuple(out)
+def _js_ids(ctx: Context) -> Callable[[Any], tuple[str, str]]:
+    """Reads a link's ``context`` (``traceId``, ``spanId``)."""
+    return lambda context: (named_id(context["traceId"], 16, ctx), named_id(context["spanId"], 8, ctx))
 
 
 def convert(key: str | None, where: str, value: Any, ctx: Context) -> None:
     """Add one serialised JS ``ReadableSpan``."""
-    if value.__class__ is not dict:
-        raise TypeError(f"expected a span object, got {type(value).__name__}")
-    if TRUNCATED in value:
-        ctx.dropped += 1
+    if not whole_span_record(value, ctx):
         return
     keys = ctx.keys
     context = _context(value)
-    scope_name, scope_version = _scope(value)
+    scope_name, scope_version = scope_from_json(value, _SCOPE_KEYS)
     start = hr_time_ns(value.get("startTime"))
     ctx.add(
         make_span(
@@ -154,6 +138,6 @@ def convert(key: str | None, where: str, value: Any, ctx: Context) -> None:
             _resource(value.get("resource"), keys),
             scope_name,
             scope_version,
-            _links(value.get("links"), keys, ctx),
+            links_from_json(value.get("links"), keys, _js_ids(ctx)),
         )
     )

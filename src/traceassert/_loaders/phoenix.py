@@ -24,13 +24,13 @@ from typing import Any
 from .._model.span import EMPTY_MAPPING
 from .common import (
     MAX_VALUE_DEPTH,
-    TRUNCATED,
     Context,
     freeze_json,
     iso_to_ns,
     make_span,
     named_id,
     parent_id,
+    whole_span_record,
 )
 from .sdk import events_from_json, status_from_json
 
@@ -98,10 +98,7 @@ def _attributes(value: dict[str, Any], keys: dict[str, str]) -> Mapping[str, Any
 
 def convert(key: str | None, where: str, value: Any, ctx: Context) -> None:
     """Add one Phoenix span."""
-    if value.__class__ is not dict:
-        raise TypeError(f"expected a span object, got {type(value).__name__}")
-    if TRUNCATED in value:
-        ctx.dropped += 1
+    if not whole_span_record(value, ctx):
         return
     context = value.get("context")
     if context.__class__ is dict:

@@ -15,7 +15,6 @@ from typing import Any
 
 from .._model.span import EMPTY_MAPPING, Status
 from .common import (
-    TRUNCATED,
     Context,
     event,
     freeze_attributes_json,
@@ -26,6 +25,7 @@ from .common import (
     named_id,
     parent_id,
     status_of,
+    whole_span_record,
 )
 
 __all__ = [
@@ -36,6 +36,7 @@ __all__ = [
     "kind_of",
     "links_from_json",
     "resource_from_json",
+    "scope_from_json",
     "status_from_json",
 ]
 
@@ -117,8 +118,11 @@ def resource_from_json(value: Any, keys: dict[str, str]) -> Mapping[str, Any]:
     return freeze_attributes_json(attrs, keys) if attrs else EMPTY_MAPPING
 
 
-def _scope(value: dict[str, Any]) -> tuple[str | None, str | None]:
-    for key in _SCOPE_KEYS:
+def scope_from_json(
+    value: dict[str, Any], scope_keys: tuple[str, ...] = _SCOPE_KEYS
+) -> tuple[str | None, str | None]:
+    """The instrumentation scope's name and version, from the first of ``scope_keys`` the span has."""
+    for key in scope_keys:
         scope = value.get(key)
         if scope:
             if scope.__class__ is not dict:
@@ -167,14 +171,11 @@ def links_from_json(
 
 def convert(key: str | None, where: str, value: Any, ctx: Context) -> None:
     """Add one ``to_json()`` span."""
-    if value.__class__ is not dict:
-        raise TypeError(f"expected a span object, got {type(value).__name__}")
-    if TRUNCATED in value:
-        ctx.dropped += 1
+    if not whole_span_record(value, ctx):
         return
     keys = ctx.keys
     context = value["context"]
-    scope_name, scope_version = _scope(value)
+    scope_name, scope_version = scope_from_json(value)
     start = iso_to_ns(value.get("start_time"))
     ctx.add(
         make_span(
