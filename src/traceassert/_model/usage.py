@@ -1,12 +1,17 @@
 """Token counts beyond input and output that a model call's spans may record: tokens read from the prompt
 cache and reasoning tokens. Read on demand (``ModelCall.cache_read_tokens``, ``.reasoning_tokens``).
 
-The keys, by producer (the first one present wins, innermost span first, as for the other counts):
+The keys (``DETAIL_KEYS``; the first one present wins, innermost span first, as for the other counts):
 
-| count | keys |
-| --- | --- |
-| cache read | ``gen_ai.usage.cache_read.input_tokens`` (GenAI conventions, Pydantic AI, OpenLLMetry 0.5+, Strands), ``gen_ai.usage.cache_read_input_tokens`` (earlier GenAI and OpenLLMetry), ``llm.token_count.prompt_details.cache_read`` (OpenInference), ``gen_ai.usage.details.cache_read_tokens`` (Pydantic AI), ``ai.usage.cachedInputTokens``, ``ai.usage.inputTokenDetails.cacheReadTokens`` (Vercel AI SDK) |
-| reasoning | ``gen_ai.usage.reasoning.output_tokens`` (GenAI conventions), ``gen_ai.usage.reasoning_tokens`` and ``llm.usage.reasoning_tokens`` (OpenLLMetry), ``llm.token_count.completion_details.reasoning`` (OpenInference), ``gen_ai.usage.details.reasoning_tokens`` (Pydantic AI), ``ai.usage.reasoningTokens``, ``ai.usage.outputTokenDetails.reasoningTokens`` (Vercel AI SDK) |
+- cache read: ``gen_ai.usage.cache_read.input_tokens`` (GenAI conventions; Pydantic AI, OpenLLMetry 0.5+,
+  Strands), ``gen_ai.usage.cache_read_input_tokens`` (earlier GenAI conventions and OpenLLMetry),
+  ``llm.token_count.prompt_details.cache_read`` (OpenInference), ``gen_ai.usage.details.cache_read_tokens``
+  (Pydantic AI), ``ai.usage.cachedInputTokens`` and ``ai.usage.inputTokenDetails.cacheReadTokens``
+  (Vercel AI SDK);
+- reasoning: ``gen_ai.usage.reasoning.output_tokens`` (GenAI conventions), ``gen_ai.usage.reasoning_tokens``
+  and ``llm.usage.reasoning_tokens`` (OpenLLMetry), ``llm.token_count.completion_details.reasoning``
+  (OpenInference), ``gen_ai.usage.details.reasoning_tokens`` (Pydantic AI), ``ai.usage.reasoningTokens``
+  and ``ai.usage.outputTokenDetails.reasoningTokens`` (Vercel AI SDK).
 """
 
 from __future__ import annotations
