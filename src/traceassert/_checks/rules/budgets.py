@@ -33,7 +33,7 @@ _WORDS = {
     "model_calls": "model call(s)",
     "agent_runs": "agent run(s)",
     "handoffs": "handoff(s)",
-    "retries": "retries",
+    "retries": "retry call(s)",
 }
 
 
