@@ -122,7 +122,7 @@ def under_step_limits(
         else:
             moves = handoff_scope(sel).counted
             if not agents:
-                unknown.append("the selection records no agent run, so the trace does not show handoffs")
+                unknown.append("the selection records no agent run")
             _count(over, unknown, kind, limit, len(moves), [describe_handoffs([h]) for h in moves], ())
     if over:
         fail_steps(sel, check, steps, f"{expected}, found {'; '.join(over)}", message, involved)
