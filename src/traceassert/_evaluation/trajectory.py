@@ -122,8 +122,10 @@ class TrajectoryScore:
             )
         if not self.pairs:
             lines.append("  (none)")
-        lines.append("missing: " + (", ".join(f"{i + 1} {self.expected[i]}" for i in self.missing) or "none"))
-        lines.append("extra: " + (", ".join(f"step {i + 1} {self.steps[i]}" for i in self.extra) or "none"))
+        lines.append("missing:")
+        lines.extend(f"  - expected {i + 1} {self.expected[i]}" for i in self.missing)
+        lines.append("extra:")
+        lines.extend(f"  - step {j + 1} {self.steps[j]}" for j in self.extra)
         pairs = ", ".join(f"{i + 1}<-{j + 1}" for i, j in self.in_order)
         lines.append(f"in order (expected<-step): {pairs or 'none'}")
         return "\n".join(lines)
