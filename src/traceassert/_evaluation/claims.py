@@ -95,9 +95,10 @@ def has_claim_backed_by_tool(
         arguments_kind(args)
     name = one_name(tool_name)
     kwargs: dict[str, Any] = {"min_count": min_count} if min_count != 1 else {}
-    check = call_text(
-        "has_claim_backed_by_tool", pattern, tool_name, *(() if args is None else (args,)), **kwargs
-    )
+    check = call_text("has_claim_backed_by_tool", pattern, tool_name, **kwargs)
+    if args is not None:  # the arguments as the invocation checks write them
+        written = call_text("has_claim_backed_by_tool", pattern, tool_name)[:-1]
+        check = f"{written}, {as_python(args)}{check[len(written) :]}"
     expected = (
         f"expected every claim matching {_regex(regex)} in the final output to be backed by a successful "
         f"call of {name.shown()}"
