@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from ._evaluation.expect import Matcher, expect
     from ._evaluation.judge import Judge, JudgeError, Verdict
     from ._evaluation.results import Score, record_score, recorded_scores
+    from ._evaluation.trajectory import TrajectoryScore
     from ._fleet import (
         FleetResult,
         FleetStats,
@@ -49,6 +50,7 @@ if TYPE_CHECKING:
         ToolExecution,
         ToolRequest,
     )
+    from ._model.offered import ToolDefinition
     from ._model.span import Span, SpanEvent, SpanLink, Status
     from ._trace import Trace, load_trace
 
@@ -84,6 +86,7 @@ _EXPORTS: dict[str, str] = {
     "SpanEvent": "._model.span",
     "SpanLink": "._model.span",
     "Status": "._model.span",
+    "ToolDefinition": "._model.offered",
     "ToolExecution": "._model.records",
     "ToolRequest": "._model.records",
     "Trace": "._trace",
@@ -96,6 +99,7 @@ _EXPORTS: dict[str, str] = {
     "TraceLoadError": "._errors",
     "TraceResult": "._fleet",
     "TraceWriteError": "._errors",
+    "TrajectoryScore": "._evaluation.trajectory",
     "Verdict": "._evaluation.judge",
     "assert_trace": "._asserter",
     "behaviour_diff": "._golden",
@@ -147,6 +151,7 @@ __all__ = [
     "SpanEvent",
     "SpanLink",
     "Status",
+    "ToolDefinition",
     "ToolExecution",
     "ToolRequest",
     "ToolSelection",
@@ -158,6 +163,7 @@ __all__ = [
     "TraceLoadError",
     "TraceResult",
     "TraceWriteError",
+    "TrajectoryScore",
     "Verdict",
     "__version__",
     "assert_trace",
