@@ -277,7 +277,7 @@ PINNED = {
         f"found 1 retry call(s): 'book_flight' at step 3 {BOOKER} after its failed call at step 2"
     ),
     "test_token_limits": (
-        "under_token_limits(total=800, cache_read=300): expected at most 800 tokens in all and at most 300 "
+        "under_token_limits(total=800, cache_read=300): expected at most 800 tokens and at most 300 "
         "cache-read input tokens, used 400 cache-read input tokens in 5 model call(s)"
     ),
     "test_failure_rate": (

@@ -124,8 +124,12 @@ class TrajectoryScore:
             lines.append("  (none)")
         lines.append("missing:")
         lines.extend(f"  - expected {i + 1} {self.expected[i]}" for i in self.missing)
+        if not self.missing:
+            lines.append("  (none)")
         lines.append("extra:")
         lines.extend(f"  - step {j + 1} {self.steps[j]}" for j in self.extra)
+        if not self.extra:
+            lines.append("  (none)")
         pairs = ", ".join(f"{i + 1}<-{j + 1}" for i, j in self.in_order)
         lines.append(f"in order (expected<-step): {pairs or 'none'}")
         return "\n".join(lines)
@@ -237,7 +241,7 @@ def score_trajectory(expected: Sequence[ExpectedStep], tools: Sequence[ToolExecu
             else:
                 row.append(None)
         weights.append(row)
-    chosen = max_weight_assignment(weights)
+    chosen = sorted(max_weight_assignment(weights))  # by expected step
     pairs = tuple(Pair(i, j, *credits[i, j]) for i, j in chosen)
     used_e = {p.expected for p in pairs}
     used_a = {p.step for p in pairs}

@@ -30,7 +30,7 @@ __all__ = ["under_token_limits"]
 _KINDS: dict[str, tuple[str, Callable[[ModelCall], int | None]]] = {
     "input": ("input tokens", lambda c: c.input_tokens),
     "output": ("output tokens", lambda c: c.output_tokens),
-    "total": ("tokens in all", lambda c: c.total_tokens),
+    "total": ("tokens", lambda c: c.total_tokens),
     "cache_read": ("cache-read input tokens", lambda c: c.cache_read_tokens),
     "reasoning": ("reasoning tokens", lambda c: c.reasoning_tokens),
 }
