@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from ._golden import BehaviourDiff, SlimResult, behaviour_diff, slim_trace
     from ._instrument import instrument
     from ._loaders import FORMATS, dump_trace, parse_spans
+    from ._model.offered import ToolDefinition
     from ._model.records import (
         AgentInvocation,
         Conversation,
@@ -50,7 +51,6 @@ if TYPE_CHECKING:
         ToolExecution,
         ToolRequest,
     )
-    from ._model.offered import ToolDefinition
     from ._model.span import Span, SpanEvent, SpanLink, Status
     from ._trace import Trace, load_trace
 

@@ -6,6 +6,7 @@ recorded as scores; and the assignment against greedy matching and against brute
 from __future__ import annotations
 
 import itertools
+import json
 import random
 from collections.abc import Callable
 from typing import Any
@@ -98,7 +99,7 @@ def test_the_explanation_recomputes_every_score(booking: ta.TraceAsserter, expec
     assert again == pytest.approx(score.scores())
     # and so do the recorded details
     details = score.to_dict()
-    e, a = len(details["expected"]), len(details["steps"])
+    e, a = len(details["expected"]), details["steps"]
     assert 2 * sum(p["credit"] for p in details["matched"]) / (e + a) == pytest.approx(score.arguments)
     assert len(details["matched"]) + len(details["missing"]) == e
     assert len(details["matched"]) + len(details["extra"]) == a
@@ -192,3 +193,42 @@ def test_the_assignment_is_optimal_on_small_random_tables() -> None:
         pairs = max_weight_assignment(weights)
         assert len({r for r, _ in pairs}) == len(pairs) == len({c for _, c in pairs})
         assert sum(weights[r][c] or 0.0 for r, c in pairs) == pytest.approx(_brute(weights))
+
+
+def test_scores_match_brute_force_on_small_random_runs() -> None:
+    """Repeated identical steps are offered to the assignment once per expected step: the result is
+    still the best (most pairs, then most credit)."""
+    rng = random.Random(5306)
+    for _ in range(60):
+        b = SpanBuilder()
+        agent = b.agent("a")
+        calls = [
+            (rng.choice("ab"), {"k": rng.randint(0, 1), "m": rng.randint(0, 1)})
+            for _ in range(rng.randint(1, 6))
+        ]
+        for name, args in calls:
+            b.tool(name, agent, args=json.dumps(args), result="ok")
+        expected: list[Any] = [
+            (rng.choice("ab"), {"k": rng.randint(0, 1), "m": rng.randint(0, 1)})
+            if rng.random() < 0.7
+            else rng.choice("ab")
+            for _ in range(rng.randint(1, 4))
+        ]
+        score = ta.TraceAsserter(b.trace()).trajectory_score(expected)
+
+        def credit(item: Any, call: tuple[str, dict[str, int]]) -> float | None:
+            name, wanted = (item, None) if isinstance(item, str) else item
+            if name != call[0]:
+                return None
+            return 1.0 if wanted is None else sum(call[1][k] == v for k, v in wanted.items()) / len(wanted)
+
+        best = (0, 0.0)
+        for choice in itertools.product(*[[None, *range(len(calls))] for _ in expected]):
+            used = [c for c in choice if c is not None]
+            if len(used) != len(set(used)):
+                continue
+            got = [credit(expected[i], calls[c]) for i, c in enumerate(choice) if c is not None]
+            if None in got:
+                continue
+            best = max(best, (len(got), sum(g for g in got if g is not None)))
+        assert (len(score.pairs), sum(p.credit for p in score.pairs)) == (best[0], pytest.approx(best[1]))

@@ -110,7 +110,7 @@ def has_claim_backed_by_tool(
             sel, check, steps, f"{expected}; cannot tell: the selection records no final output", message
         )
         return sel
-    claims = list(regex.finditer(text))
+    claims = [m for m in regex.finditer(text) if m.group(0)]  # an empty match claims nothing
     if len(claims) < min_count:
         fail_steps(
             sel,

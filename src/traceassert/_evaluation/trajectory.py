@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from .._checks.describe import as_python
@@ -30,7 +30,7 @@ from .._checks.invocation.args import arguments_kind, fits
 from .._checks.matching import argument_mismatches
 from .._checks.names import NamePattern, pattern_of
 from .._checks.rules.milestones import Milestone
-from .._checks.rules.steps import call_head
+from .._checks.rules.steps import call_head, call_key
 from .._model.records import ToolExecution
 from .assign import max_weight_assignment
 
@@ -65,18 +65,25 @@ class Pair:
 
 @dataclass(frozen=True)
 class TrajectoryScore:
-    """The scores of a run's steps against an expected trajectory, and what they are made of."""
+    """The scores of a run's steps against an expected trajectory, and what they are made of: the
+    expected steps (as labels), the run's steps (``tools``; ``steps`` labels them), the pairs, the
+    missing expected steps and extra steps (indices) and the pairs of a longest common subsequence."""
 
     expected: tuple[str, ...]
-    steps: tuple[str, ...]
+    tools: tuple[ToolExecution, ...] = field(repr=False)
     pairs: tuple[Pair, ...]
     missing: tuple[int, ...]
     extra: tuple[int, ...]
     in_order: tuple[tuple[int, int], ...]
 
     @property
+    def steps(self) -> tuple[str, ...]:
+        """The run's steps as calls (``name(arguments)``, redacted)."""
+        return tuple(call_head(t) for t in self.tools)
+
+    @property
     def precision(self) -> float:
-        return len(self.pairs) / len(self.steps) if self.steps else 0.0
+        return len(self.pairs) / len(self.tools) if self.tools else 0.0
 
     @property
     def recall(self) -> float:
@@ -84,15 +91,15 @@ class TrajectoryScore:
 
     @property
     def f1(self) -> float:
-        return _share(2 * len(self.pairs), len(self.expected) + len(self.steps))
+        return _share(2 * len(self.pairs), len(self.expected) + len(self.tools))
 
     @property
     def order(self) -> float:
-        return _share(2 * len(self.in_order), len(self.expected) + len(self.steps))
+        return _share(2 * len(self.in_order), len(self.expected) + len(self.tools))
 
     @property
     def arguments(self) -> float:
-        return _share(2 * sum(p.credit for p in self.pairs), len(self.expected) + len(self.steps))
+        return _share(2 * sum(p.credit for p in self.pairs), len(self.expected) + len(self.tools))
 
     def value(self, metric: str) -> float:
         """The score named ``metric`` (one of ``METRICS``)."""
@@ -105,7 +112,7 @@ class TrajectoryScore:
 
     def explanation(self) -> str:
         """The pairs, the missing and extra steps and the in-order pairs, with the formula of each score."""
-        e, a, m, n = len(self.expected), len(self.steps), len(self.pairs), len(self.in_order)
+        e, a, m, n = len(self.expected), len(self.tools), len(self.pairs), len(self.in_order)
         w = sum(p.credit for p in self.pairs)
         lines = [
             f"expected {e} step(s), the run made {a}; matched {m}, argument credit {_num(w)}, in order {n}",
@@ -118,7 +125,7 @@ class TrajectoryScore:
             why = f" (missed: {'; '.join(p.missed)})" if p.missed else ""
             lines.append(
                 f"  - expected {p.expected + 1} {self.expected[p.expected]} <- step {p.step + 1} "
-                f"{self.steps[p.step]}: credit {_num(p.credit)}{why}"
+                f"{call_head(self.tools[p.step])}: credit {_num(p.credit)}{why}"
             )
         if not self.pairs:
             lines.append("  (none)")
@@ -127,7 +134,7 @@ class TrajectoryScore:
         if not self.missing:
             lines.append("  (none)")
         lines.append("extra:")
-        lines.extend(f"  - step {j + 1} {self.steps[j]}" for j in self.extra)
+        lines.extend(f"  - step {j + 1} {call_head(self.tools[j])}" for j in self.extra)
         if not self.extra:
             lines.append("  (none)")
         pairs = ", ".join(f"{i + 1}<-{j + 1}" for i, j in self.in_order)
@@ -135,10 +142,11 @@ class TrajectoryScore:
         return "\n".join(lines)
 
     def to_dict(self) -> dict[str, Any]:
-        """The parts of the scores, as plain values (the details of the recorded scores)."""
+        """The parts of the scores, as plain values (the details of the recorded scores): the expected
+        steps, how many steps the run made, the pairs (1-based), the missing and extra ones."""
         return {
             "expected": list(self.expected),
-            "steps": list(self.steps),
+            "steps": len(self.tools),
             "matched": [
                 {"expected": p.expected + 1, "step": p.step + 1, "credit": p.credit, "missed": list(p.missed)}
                 for p in self.pairs
@@ -205,10 +213,11 @@ def _credit(expected: ExpectedStep, tool: ToolExecution) -> tuple[float, tuple[s
     return (1.0 if ok else 0.0), (() if ok else (f"args do not fit {as_python(args)}",))
 
 
-def _lcs(expected: Sequence[ExpectedStep], tools: Sequence[ToolExecution]) -> list[tuple[int, int]]:
-    """A longest common subsequence of the expected steps and the steps (by name), as index pairs."""
-    e, a = len(expected), len(tools)
-    hit = [[expected[i].tool.matches(tools[j].name) for j in range(a)] for i in range(e)]
+def _lcs(hit: Sequence[Sequence[bool]]) -> list[tuple[int, int]]:
+    """A longest common subsequence of the expected steps and the steps (``hit[i][j]``: expected step i
+    matches step j by name), as index pairs."""
+    e = len(hit)
+    a = len(hit[0]) if e else 0
     table = [[0] * (a + 1) for _ in range(e + 1)]
     for i in range(e - 1, -1, -1):
         row, below = table[i], table[i + 1]
@@ -229,27 +238,63 @@ def _lcs(expected: Sequence[ExpectedStep], tools: Sequence[ToolExecution]) -> li
 
 def score_trajectory(expected: Sequence[ExpectedStep], tools: Sequence[ToolExecution]) -> TrajectoryScore:
     """Score the steps ``tools`` (in order) against ``expected`` (see the module docstring)."""
+    hits = _hits(expected, tools)
     credits: dict[tuple[int, int], tuple[float, tuple[str, ...]]] = {}
     big = min(len(expected), len(tools)) + 1  # one more pair always outweighs any argument credit
-    weights: list[list[float | None]] = []
-    for i, step in enumerate(expected):
-        row: list[float | None] = []
-        for j, tool in enumerate(tools):
-            if step.tool.matches(tool.name):
-                credits[i, j] = _credit(step, tool)
-                row.append(big + credits[i, j][0])
+    # steps with the same weights for every expected step are interchangeable: an assignment uses at most
+    # len(expected) of them, so only the first that many of each kind are offered to it
+    kinds: dict[tuple[float | None, ...], list[int]] = {}
+    same_call: dict[tuple[int, tuple[str, str]], tuple[float, tuple[str, ...]]] = {}
+    for j, tool in enumerate(tools):
+        column: list[float | None] = []
+        key = (
+            call_key(tool) if any(hits[i][j] and s.args is not None for i, s in enumerate(expected)) else None
+        )
+        for i, step in enumerate(expected):
+            if hits[i][j]:
+                if step.args is None:
+                    credits[i, j] = (1.0, ())
+                elif key is not None and callable(step.args) and not isinstance(step.args, Mapping):
+                    credits[i, j] = _credit(step, tool)  # a callable may look at more than the arguments
+                else:
+                    assert key is not None
+                    credits[i, j] = same_call.get((i, key)) or same_call.setdefault(
+                        (i, key), _credit(step, tool)
+                    )
+                column.append(big + credits[i, j][0])
             else:
-                row.append(None)
-        weights.append(row)
-    chosen = sorted(max_weight_assignment(weights))  # by expected step
+                column.append(None)
+        same = kinds.setdefault(tuple(column), [])
+        if len(same) < len(expected) and any(w is not None for w in column):
+            same.append(j)
+    offered = sorted(j for same in kinds.values() for j in same)
+    weights = [
+        [big + credits[i, j][0] if hits[i][j] else None for j in offered] for i in range(len(expected))
+    ]
+    chosen = sorted((i, offered[k]) for i, k in max_weight_assignment(weights))  # by expected step
     pairs = tuple(Pair(i, j, *credits[i, j]) for i, j in chosen)
     used_e = {p.expected for p in pairs}
     used_a = {p.step for p in pairs}
     return TrajectoryScore(
         expected=tuple(s.label() for s in expected),
-        steps=tuple(call_head(t) for t in tools),
+        tools=tuple(tools),
         pairs=pairs,
         missing=tuple(i for i in range(len(expected)) if i not in used_e),
         extra=tuple(j for j in range(len(tools)) if j not in used_a),
-        in_order=tuple(_lcs(expected, tools)),
+        in_order=tuple(_lcs(hits)),
     )
+
+
+def _hits(expected: Sequence[ExpectedStep], tools: Sequence[ToolExecution]) -> list[list[bool]]:
+    """Whether each expected step's name matches each step's (each name asked once per expected step)."""
+    out = []
+    for step in expected:
+        known: dict[str, bool] = {}
+        row = []
+        for tool in tools:
+            hit = known.get(tool.name)
+            if hit is None:
+                hit = known[tool.name] = step.tool.matches(tool.name)
+            row.append(hit)
+        out.append(row)
+    return out

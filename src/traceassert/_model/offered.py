@@ -22,6 +22,7 @@ taken (`own_schema`).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -67,7 +68,7 @@ SCHEMA_KEYWORDS = frozenset(
 class ToolDefinition:
     """One tool a model call offered the model: its ``name``, ``description`` and ``parameters`` (the
     JSON schema of its arguments; None when the producer recorded none), and the attribute it was
-    read from (``source``)."""
+    read from (``source``). Read-only: model calls that recorded the same text share one."""
 
     name: str
     description: str | None
@@ -118,18 +119,33 @@ def _listed(value: Any, key: str) -> Iterable[Any]:
     return value if isinstance(value, list | tuple) else ()
 
 
+def _read_list(value: Any, key: str) -> tuple[ToolDefinition, ...]:
+    return tuple(d for d in (_definition(item, key) for item in _listed(value, key)) if d is not None)
+
+
+@functools.lru_cache(maxsize=64)
+def _read_list_text(value: str, key: str) -> tuple[ToolDefinition, ...]:
+    """The definitions of a list recorded as text: every model call of a run records the same text, so
+    it is parsed once."""
+    return _read_list(value, key)
+
+
+@functools.lru_cache(maxsize=256)
+def _read_one_text(value: str, key: str) -> ToolDefinition | None:
+    return _definition(value, key)
+
+
 def _from_span(attrs: Mapping[str, Any], out: dict[str, ToolDefinition]) -> None:
     for key in _LISTS:
         if key in attrs:
-            for item in _listed(attrs[key], key):
-                found = _definition(item, key)
-                if found is not None:
-                    out.setdefault(found.name, found)
+            value = attrs[key]
+            for found in _read_list_text(value, key) if isinstance(value, str) else _read_list(value, key):
+                out.setdefault(found.name, found)
     for key, value in attrs.items():
         if key.startswith(_OI_PREFIX) and key.endswith(_OI_SUFFIX):
-            found = _definition(value, key)
-            if found is not None:
-                out.setdefault(found.name, found)
+            one = _read_one_text(value, key) if isinstance(value, str) else _definition(value, key)
+            if one is not None:
+                out.setdefault(one.name, one)
         elif key.startswith(_TL_PREFIX) and key.endswith(".name") and isinstance(value, str) and value:
             base = key[: -len("name")]
             schema = maybe_json(attrs.get(base + "parameters"))

@@ -123,6 +123,9 @@ def array_keywords(
                 break
 
 
+_NUMBER_KEYWORDS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf")
+
+
 def string_keywords(value: str, schema: Mapping[str, Any], path: str, out: Verdict) -> None:
     n = len(value)
     bound(out, path, "minLength", schema, lambda m: n >= m, f"{n} character(s)")
@@ -139,7 +142,12 @@ def string_keywords(value: str, schema: Mapping[str, Any], path: str, out: Verdi
 
 
 def number_keywords(value: float, schema: Mapping[str, Any], path: str, out: Verdict) -> None:
-    found = instance(value, path)
+    if not any(k in schema for k in _NUMBER_KEYWORDS):
+        return
+
+    def found() -> str:  # made only for a message
+        return instance(value, path)
+
     below, above = schema.get("exclusiveMinimum"), schema.get("exclusiveMaximum")
     if below is True:  # draft 4: a flag on minimum
         limit(out, path, "minimum", schema.get("minimum"), lambda n: value > n, "above", found)
@@ -162,4 +170,4 @@ def number_keywords(value: float, schema: Mapping[str, Any], path: str, out: Ver
             if not math.isfinite(quotient) or abs(quotient - round(quotient)) > 1e-9 * max(
                 1.0, abs(quotient)
             ):
-                out.errors.append(Finding(path, "multipleOf", f"{found} is not a multiple of {show(step)}"))
+                out.errors.append(Finding(path, "multipleOf", f"{found()} is not a multiple of {show(step)}"))

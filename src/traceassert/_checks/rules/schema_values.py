@@ -4,7 +4,7 @@ types, JSON equality, numeric limits, patterns."""
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -117,13 +117,18 @@ def bound(out: Verdict, path: str, keyword: str, schema: Mapping[str, Any], ok: 
     limit(out, path, keyword, schema.get(keyword), ok, words, found)
 
 
-def limit(out: Verdict, path: str, keyword: str, limit: Any, ok: Any, words: str, found: str) -> None:
+def limit(
+    out: Verdict, path: str, keyword: str, limit: Any, ok: Any, words: str, found: str | Callable[[], str]
+) -> None:
+    """``ok(limit)``, else a violation: ``expected <words> <limit>, found <found>`` (``found`` may be a
+    function that makes the text, called only for the message)."""
     if limit is None:
         return
     if not is_number(limit):
         out.unknown.append(Finding(path, keyword, f"{show(limit)} is not a number"))
     elif not ok(limit):
-        out.errors.append(Finding(path, keyword, f"expected {words} {show(limit)}, found {found}"))
+        text = found() if callable(found) else found
+        out.errors.append(Finding(path, keyword, f"expected {words} {show(limit)}, found {text}"))
 
 
 def compile_pattern(pattern: Any) -> re.Pattern[str] | None:

@@ -16,6 +16,7 @@ saying so, never passes. A selection with no tool call cannot tell either.
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -36,47 +37,35 @@ _SHOWN = 5
 
 @dataclass(frozen=True, slots=True)
 class _Call:
-    """One call to check: its text for messages, its name and arguments, and where its schema comes from."""
+    """One call to check: its name and arguments, where its schema comes from, and how to name it in a
+    message (``text()``, made only for the calls a message shows)."""
 
-    text: str
     name: str
     arguments: dict[str, Any]
     model_call: ModelCall | None
     agent: AgentInvocation | None
     tool: ToolExecution | None
     step: int | None
+    request: ToolRequest | None = None
+
+    def text(self) -> str:
+        if self.tool is not None and self.step is not None:
+            return f"{call_head(self.tool)} at step {self.step + 1} ({agent_of(self.tool)})"
+        assert self.request is not None
+        assert self.model_call is not None
+        return _request_text(self.request, self.model_call)
 
 
 def _calls(sel: Selection, steps: Steps) -> list[_Call]:
     out = []
     for i, tool in enumerate(steps.tools):
         asked = tool.request.model_call if tool.request is not None else None
-        out.append(
-            _Call(
-                f"{call_head(tool)} at step {i + 1} ({agent_of(tool)})",
-                tool.name,
-                tool.arguments,
-                asked,
-                tool.agent,
-                tool,
-                i,
-            )
-        )
+        out.append(_Call(tool.name, tool.arguments, asked, tool.agent, tool, i))
     calls = sel.selected_model_calls() if sel.narrowed else sel.trace.model_calls
     for call in calls:
         for request in call.requested_tools:
             if request.execution is None:
-                out.append(
-                    _Call(
-                        _request_text(request, call),
-                        request.name,
-                        request.arguments,
-                        call,
-                        call.agent,
-                        None,
-                        None,
-                    )
-                )
+                out.append(_Call(request.name, request.arguments, call, call.agent, None, None, request))
     return out
 
 
@@ -88,17 +77,34 @@ def _request_text(request: ToolRequest, call: ModelCall) -> str:
 
 
 class _Schemas:
-    """Where each call's schema comes from (caches the agents' definitions and their model calls)."""
+    """Where each call's schema comes from (caches each agent's definitions and its model calls that
+    offered tools, in start order)."""
 
     def __init__(self) -> None:
         self._agents: dict[int, dict[str, ToolDefinition]] = {}
+        self._offering: dict[int, tuple[list[int], list[ModelCall]]] = {}
+        self._malformed: dict[int, tuple[Mapping[str, Any], str | None]] = {}
+
+    def malformed(self, schema: Mapping[str, Any]) -> str | None:
+        """``schema_subset.malformed``, once per schema (model calls that record the same definitions
+        share them)."""
+        known = self._malformed.get(id(schema))
+        if known is None or known[0] is not schema:
+            known = self._malformed[id(schema)] = (schema, malformed(schema))
+        return known[1]
 
     def _offering_call(self, call: _Call) -> ModelCall | None:
         if call.model_call is not None or call.agent is None or call.tool is None:
             return call.model_call
-        start = call.tool.start_ns
-        earlier = [m for m in call.agent.model_calls if m.start_ns <= start and m.tool_definitions]
-        return earlier[-1] if earlier else None
+        known = self._offering.get(id(call.agent))
+        if known is None:
+            offering = sorted(
+                (m for m in call.agent.model_calls if m.tool_definitions), key=lambda m: m.start_ns
+            )
+            known = self._offering[id(call.agent)] = ([m.start_ns for m in offering], offering)
+        starts, offering = known
+        i = bisect.bisect_right(starts, call.tool.start_ns)
+        return offering[i - 1] if i else None
 
     def find(self, call: _Call) -> tuple[Mapping[str, Any] | None, str]:
         """The schema and where it was read; or None and why there is none."""
@@ -161,7 +167,7 @@ def has_valid_tool_arguments(
         if schema is None:
             unknown.append((call, source))
             continue
-        broken = malformed(schema)
+        broken = schemas.malformed(schema)
         if broken:
             unknown.append((call, f"its recorded schema ({source}) is not well formed: {broken}"))
             continue
@@ -175,13 +181,13 @@ def has_valid_tool_arguments(
             unknown.append((call, "; ".join(str(f) for f in verdict.unknown[:3])))
     involved = [c.step for c, _ in bad if c.step is not None]
     if bad:
-        shown = "; ".join(f"{c.text}: {'; '.join(str(e) for e in v.errors[:4])}" for c, v in bad[:_SHOWN])
+        shown = "; ".join(f"{c.text()}: {'; '.join(str(e) for e in v.errors[:4])}" for c, v in bad[:_SHOWN])
         more = f"; ... ({len(bad) - _SHOWN} more)" if len(bad) > _SHOWN else ""
         problem = f"{expected}, found {len(bad)} call(s) that do not: {shown}{more}"
         fail_steps(sel, check, steps, problem + _unknown_note(unknown), message, involved)
         return sel
     if unknown:
-        listed = "; ".join(f"{c.text}: {why}" for c, why in unknown[:_SHOWN])
+        listed = "; ".join(f"{c.text()}: {why}" for c, why in unknown[:_SHOWN])
         more = f"; ... ({len(unknown) - _SHOWN} more)" if len(unknown) > _SHOWN else ""
         fits = len(calls) - len(unknown)
         problem = (
