@@ -13,9 +13,10 @@ import pytest
 
 import traceassert as ta
 from tests._stackfacts import recorded_trace
+from tests._thirdparty import third_party
 from tests.unit import _booking
 from tests.unit.spanbuilder import SpanBuilder
-from traceassert._evaluation.citations import citations, numbers_in
+from traceassert._evaluation.citations import answer_text, citations, numbers_in
 
 pytest.importorskip("pydantic_ai")
 pytest.importorskip("langgraph")
@@ -133,3 +134,30 @@ def test_what_the_trace_does_not_record_cannot_tell() -> None:
         "1 not in the results recorded (number '42' (in 'It costs 42 EUR.')), but cannot tell: 1 tool call(s) "
         "record no result or outcome (first: lookup(q='x') at step 1)"
     )
+
+
+def test_third_party_runs_the_question_and_structured_answers() -> None:
+    # ADK, recorded by strands-agents/evals: "15 multiplied by 37 is 555." after a tool returned 555
+    adk = ta.TraceAsserter(
+        ta.load_trace(third_party("corpus3/traces/strands-agents__evals/adk_live_spans.json"))
+    )
+    line = first_line(lambda: adk.has_output_backed_by_tool_results())
+    assert "number '15'" in line and "number '37'" in line and "number '555'" not in line
+    adk.has_output_backed_by_tool_results(include_input=True)  # the question gave 15 and 37
+    # OpenInference, same project: the answer is a JSON object; its values are cited, not its keys
+    structured = ta.load_trace(
+        third_party("corpus3/traces/strands-agents__evals/openinference_live_spans.json")
+    )
+    ta.TraceAsserter(structured).has_output_backed_by_tool_results()
+
+
+def test_structured_answers_cite_their_values() -> None:
+    assert answer_text('{"total": 42, "note": "as \\"quoted\\" by the shop", "ok": true}') == (
+        '42\nas "quoted" by the shop'
+    )
+    assert answer_text("plain 42") == "plain 42"
+    assert [c.text for c in citations(answer_text({"items": [{"price": 1200.5}], "city": "Paris"}))] == [
+        "1200.5"
+    ]
+    # an escaped quote (a repr of JSON inside text) opens no quotation
+    assert citations('content=\'{\\"text\\":\\"2025\\"}\'', numbers=False) == []

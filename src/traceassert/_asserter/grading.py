@@ -80,13 +80,20 @@ class ClaimFamily(AsserterBase):
         numbers: bool = True,
         quotes: bool = True,
         ignore: Iterable[Any] = (),
+        include_input: bool = False,
         message: str | None = None,
     ) -> Self:
         """Every number and quotation the final output cites appears in the result of a successful
-        tool call (or a retrieved document) inside the selection; ``ignore`` lists values to skip."""
+        tool call (or a retrieved document) inside the selection, or with ``include_input=True`` in the
+        run's input (the question); ``ignore`` lists values to skip."""
         __tracebackhide__ = True
         return self._keep(
             _claims.has_output_backed_by_tool_results(
-                self._state, numbers=numbers, quotes=quotes, ignore=ignore, message=message
+                self._state,
+                numbers=numbers,
+                quotes=quotes,
+                ignore=ignore,
+                include_input=include_input,
+                message=message,
             )
         )

@@ -6,23 +6,29 @@ part, ``-4`` with a minus sign) that touches no letter or digit, nor another num
 (``420`` is backed by ``420.0``, ``1,200`` by ``1200``), and a number in a source counts wherever it
 stands (``21`` is backed by ``21C``). A quotation is text between double quotes (``"..."``,
 ``“...”``, ``«...»``) of 1 to 200 characters, backed by a source that holds it, ignoring case and runs
-of white space; the numbers inside a quotation are checked with it, not alone.
+of white space; the numbers inside a quotation are checked with it, not alone. A structured answer (an
+object or an array) cites its values, not its keys.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
+from typing import Any
 
-__all__ = ["Citation", "backed", "citations", "numbers_in"]
+from .._common.jsonvalue import MAX_JSON_DEPTH, loads_json
+
+__all__ = ["Citation", "answer_text", "backed", "citations", "numbers_in"]
 
 _DIGITS = r"(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?"
 #: a number standing alone in the answer (its minus sign, when the sign touches no letter or digit)
 _ANSWER_NUMBER = re.compile(rf"(?<![\w.,-])-?{_DIGITS}(?![\w]|[.,-]\d)")
 #: a number anywhere in a source
 _SOURCE_NUMBER = re.compile(rf"(?:(?<![\w])-)?{_DIGITS}")
-_QUOTES = re.compile(r'"([^"\n]{1,200})"|“([^”\n]{1,200})”|«([^»\n]{1,200})»')
+#: a quotation; an escaped quote (``\"``, as in a repr of JSON) opens or closes none
+_QUOTES = re.compile(r'(?<![\\\w])"([^"\n\\]{1,200})"|“([^”\n]{1,200})”|«([^»\n]{1,200})»')
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,6 +42,35 @@ class Citation:
     @property
     def kind(self) -> str:
         return "number" if self.value is not None else "quotation"
+
+
+def _leaves(value: Any, out: list[str], depth: int = 0) -> None:
+    if isinstance(value, Mapping):
+        for item in value.values():
+            _leaves(item, out, depth + 1)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            _leaves(item, out, depth + 1)
+    elif value is not None and not isinstance(value, bool) and depth < MAX_JSON_DEPTH:
+        out.append(str(value))
+
+
+def answer_text(value: Any) -> str:
+    """The text an answer cites from: the answer itself; for a structured answer (an object or array,
+    or JSON text of one), its values one a line, not its keys, nor JSON's own quotes."""
+    if isinstance(value, str | bytes):
+        text = value.decode("utf-8", "replace") if isinstance(value, bytes) else value
+        if text.strip()[:1] not in ("{", "["):
+            return text
+        ok, parsed = loads_json(text.strip())
+        if not ok or not isinstance(parsed, dict | list):
+            return text
+        value = parsed
+    if isinstance(value, Mapping | list | tuple):
+        parts: list[str] = []
+        _leaves(value, parts)
+        return "\n".join(parts)
+    return str(value)
 
 
 def _value(text: str) -> Decimal | None:

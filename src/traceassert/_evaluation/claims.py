@@ -32,7 +32,7 @@ from .._checks.unknown import cannot_tell, selection_unknowns
 from .._common.redact import shown
 from .._common.text import short
 from .._model.records import ToolExecution
-from .citations import Citation, backed, citations, numbers_in
+from .citations import Citation, answer_text, backed, citations, numbers_in
 from .facts import collect_facts
 
 __all__ = ["final_output", "has_claim_backed_by_tool", "has_output_backed_by_tool_results"]
@@ -41,9 +41,16 @@ _SHOWN = 5
 
 
 def final_output(sel: Selection) -> str | None:
-    """The selection's final output as text (None when none is recorded)."""
+    """The selection's final output as the text it cites from (``citations.answer_text``; None when no
+    output is recorded)."""
     outputs = [f.output for f in collect_facts(sel, "traces") if f.output is not None]
-    return as_text(outputs[-1]) if outputs else None
+    return answer_text(outputs[-1]) if outputs else None
+
+
+def _inputs(sel: Selection) -> list[str]:
+    """The input of the selection's run (its first outermost agent's, the question), as text."""
+    inputs = [f.input for f in collect_facts(sel, "traces") if f.input is not None]
+    return [as_text(inputs[0])] if inputs else []
 
 
 def _same(claimed: str, value: Any) -> bool:
@@ -186,10 +193,12 @@ def has_output_backed_by_tool_results(
     numbers: bool = True,
     quotes: bool = True,
     ignore: Iterable[Any] = (),
+    include_input: bool = False,
     message: str | None = None,
 ) -> Selection:
     """Every number and quotation the final output cites appears in the result of a successful tool
-    call (or a retrieved document) inside the selection; ``ignore`` lists values not to check."""
+    call (or a retrieved document) inside the selection, or with ``include_input=True`` in the run's
+    input; ``ignore`` lists values not to check."""
     __tracebackhide__ = True
     if not numbers and not quotes:
         raise ValueError("has_output_backed_by_tool_results needs numbers=True or quotes=True")
@@ -201,9 +210,12 @@ def has_output_backed_by_tool_results(
         kwargs["quotes"] = False
     if skipped:
         kwargs["ignore"] = list(ignore)
+    if include_input:
+        kwargs["include_input"] = True
     check = call_text("has_output_backed_by_tool_results", **kwargs)
     what = " and ".join(w for w, on in (("number", numbers), ("quotation", quotes)) if on)
-    expected = f"expected every {what} in the final output to appear in a tool result"
+    where = "a tool result or the input" if include_input else "a tool result"
+    expected = f"expected every {what} in the final output to appear in {where}"
     steps = steps_of(sel)
     text = final_output(sel)
     if text is None:
@@ -220,6 +232,9 @@ def has_output_backed_by_tool_results(
         return sel
     sources = [as_text(t.result) for t in steps.tools if t.succeeded and t.result is not None]
     sources += [doc for r in sel.in_selection(sel.trace.retrievals) for doc in r.documents]
+    results = len(sources)
+    if include_input:
+        sources += _inputs(sel)
     source_numbers = [numbers_in(s) for s in sources]
     missing = [c for c in cited if backed(c, sources, source_numbers) is None]
     if not missing:
@@ -251,7 +266,8 @@ def has_output_backed_by_tool_results(
         sel,
         check,
         steps,
-        f"{expected}, found {len(missing)} that do not: {listed} (searched {len(sources)} result(s))",
+        f"{expected}, found {len(missing)} that do not: {listed} (searched {results} result(s)"
+        + (" and the input)" if len(sources) > results else ")"),
         message,
     )
     return sel
