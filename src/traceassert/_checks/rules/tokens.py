@@ -12,7 +12,7 @@ Each limit bounds the sum over the model calls inside the selection (each logica
 "Cannot tell" where the trace does not show the sum: no model call in the selection; a count no call
 records; a call that records no token usage at all while the others stay within the limit. A call that
 records usage but not the cache-read or reasoning count, where other calls of the selection record it,
-counts 0: producers such as Pydantic AI and OpenLLMetry write those counts only where they are not 0.
+counts 0: Pydantic AI writes those counts only where they are not 0.
 A limit already passed by the calls that record the count fails whatever the others hold.
 """
 
