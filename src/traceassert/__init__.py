@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from ._evaluation.expect import Matcher, expect
     from ._evaluation.judge import Judge, JudgeError, Verdict
     from ._evaluation.results import Score, record_score, recorded_scores
+    from ._evaluation.trajectory import TrajectoryScore
     from ._fleet import (
         FleetResult,
         FleetStats,
@@ -39,6 +40,7 @@ if TYPE_CHECKING:
     from ._golden import BehaviourDiff, SlimResult, behaviour_diff, slim_trace
     from ._instrument import instrument
     from ._loaders import FORMATS, dump_trace, parse_spans
+    from ._model.offered import ToolDefinition
     from ._model.records import (
         AgentInvocation,
         Conversation,
@@ -88,6 +90,7 @@ _EXPORTS: dict[str, str] = {
     "SpanEvent": "._model.span",
     "SpanLink": "._model.span",
     "Status": "._model.span",
+    "ToolDefinition": "._model.offered",
     "ToolExecution": "._model.records",
     "ToolRequest": "._model.records",
     "Trace": "._trace",
@@ -100,6 +103,7 @@ _EXPORTS: dict[str, str] = {
     "TraceLoadError": "._errors",
     "TraceResult": "._fleet",
     "TraceWriteError": "._errors",
+    "TrajectoryScore": "._evaluation.trajectory",
     "Verdict": "._evaluation.judge",
     "assert_trace": "._asserter",
     "behaviour_diff": "._golden",
@@ -155,6 +159,7 @@ __all__ = [
     "SpanEvent",
     "SpanLink",
     "Status",
+    "ToolDefinition",
     "ToolExecution",
     "ToolRequest",
     "ToolSelection",
@@ -166,6 +171,7 @@ __all__ = [
     "TraceLoadError",
     "TraceResult",
     "TraceWriteError",
+    "TrajectoryScore",
     "Verdict",
     "__version__",
     "assert_trace",

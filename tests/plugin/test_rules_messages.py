@@ -1,8 +1,10 @@
 """The failure messages of the rules over a run (docs/properties.md), as pytest shows them: one pinned
-message per property, from real Pydantic AI runs (pytester) and a recorded OpenAI Agents SDK handoff."""
+message per property, from real Pydantic AI runs (pytester) and a recorded OpenAI Agents SDK handoff; and
+the trajectory scores in the report of the same run, for each run of a repeated test."""
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -117,10 +119,53 @@ def test_passes(trace_asserter):
     more.run_retry()
     trace_asserter.has_retried_failed_tools(changed_arguments=True).starts_with_tool("get_weather")
     trace_asserter.has_milestones(ta.milestone("get_weather", args={"city": "Munich"}))
+
+
+def test_arguments_schema(trace_asserter):
+    _booking.run_pydantic_ai()
+    trace_asserter.has_valid_tool_arguments()
+
+
+def test_step_limits(trace_asserter):
+    _booking.run_pydantic_ai()
+    trace_asserter.under_step_limits(tools=4, retries=0)
+
+
+def test_token_limits(trace_asserter):
+    _booking.run_pydantic_ai()
+    trace_asserter.under_token_limits(total=800, cache_read=300)
+
+
+def test_failure_rate(trace_asserter):
+    _booking.run_pydantic_ai()
+    trace_asserter.under_tool_failure_rate(0.2)
+
+
+def test_trajectory_score(trace_asserter):
+    _booking.run_pydantic_ai()
+    expected = ["search_flights", ("book_flight", {"seat": "14C", "flight": "AF12"}), "pay"]
+    trace_asserter.has_trajectory_score(expected, metric="arguments", min_score=0.8)
+
+
+def test_claim(trace_asserter):
+    _booking.run_pydantic_ai()
+    trace_asserter.has_claim_backed_by_tool(r"flight (?P<flight>[A-Z]{2}\\d+)", "book_flight", {"seat": "12A"})
+
+
+def test_citations(trace_asserter):
+    _booking.run_pydantic_ai()
+    trace_asserter.has_output_backed_by_tool_results()
+
+
+@pytest.mark.traceassert_repeat(2)
+def test_scores_are_recorded(trace_asserter):
+    _booking.run_pydantic_ai()
+    trace_asserter.has_trajectory_score(["search_flights", "book_flight", "send_receipt"], min_score=0.5)
 """,
     imports="""
 import re
 import traceassert as ta
+from tests.unit import _booking
 from pydantic_ai import Agent
 from pydantic_ai.messages import ModelResponse, TextPart, ToolCallPart
 from pydantic_ai.models.function import FunctionModel
@@ -135,8 +180,9 @@ def sections(pytester: pytest.Pytester) -> dict[str, str]:
     """The failure section of every test in TESTS, from one pytester run shared by this module's tests."""
     if not _SECTIONS:
         pytester.makepyfile(test_rules=TESTS)
-        result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
-        result.assert_outcomes(failed=15, passed=1)
+        result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--traceassert-report=report.jsonl")
+        result.assert_outcomes(failed=22, passed=2)
+        _SECTIONS["report.jsonl"] = (pytester.path / "report.jsonl").read_text()
         parts = re.split(r"^_{3,} (test_\w+) _{3,}$", result.stdout.str(), flags=re.M)
         _SECTIONS.update({parts[i]: parts[i + 1] for i in range(1, len(parts) - 1, 2)})
     return _SECTIONS
@@ -149,6 +195,7 @@ def first(section: str) -> str:
 
 
 ORCH = "(agent 'orchestrator')"
+BOOKER = "(agent 'booker')"
 
 PINNED = {
     "test_pattern": (
@@ -220,6 +267,39 @@ PINNED = {
         "hands_off_only_to('weather'): expected handoffs only to 'weather', found 1 to another agent: "
         "concierge -> bookings"
     ),
+    "test_arguments_schema": (
+        "has_valid_tool_arguments(): expected the arguments of every tool call to fit the JSON schema of its "
+        f"tool, found 1 call(s) that do not: book_flight(flight='AF11', seat=14) at step 2 {BOOKER}: "
+        "args['seat']: type: expected string, found 14 (integer)"
+    ),
+    "test_step_limits": (
+        "under_step_limits(tools=4, retries=0): expected at most 4 tool call(s) and at most 0 retry call(s), "
+        f"found 1 retry call(s): 'book_flight' at step 3 {BOOKER} after its failed call at step 2"
+    ),
+    "test_token_limits": (
+        "under_token_limits(total=800, cache_read=300): expected at most 800 tokens and at most 300 "
+        "cache-read input tokens, used 400 cache-read input tokens in 5 model call(s)"
+    ),
+    "test_failure_rate": (
+        "under_tool_failure_rate(0.2): expected at most 20% of the tool calls to fail, found 1 of 4 failed "
+        f"(25%): 'book_flight' at step 2 {BOOKER}"
+    ),
+    "test_trajectory_score": (
+        "has_trajectory_score(['search_flights', ('book_flight', {'seat': '14C', 'flight': 'AF12'}), 'pay'], "
+        "metric='arguments', min_score=0.8): expected a trajectory arguments score of at least 0.8, found "
+        "0.429; expected 3 step(s), the run made 4; matched 2, argument credit 1.5, in order 2"
+    ),
+    "test_claim": (
+        "has_claim_backed_by_tool('flight (?P<flight>[A-Z]{2}\\\\d+)', 'book_flight', {'seat': '12A'}): "
+        "expected every claim matching /flight (?P<flight>[A-Z]{2}\\d+)/ in the final output to be backed by "
+        "a successful call of 'book_flight', found 1 claim(s) that are not: 'flight AF11' (flight='AF11'): "
+        "closest: book_flight(flight='AF11', seat='14C') at step 3: args['seat']: '14C' != '12A'"
+    ),
+    "test_citations": (
+        "has_output_backed_by_tool_results(): expected every number and quotation in the final output to "
+        "appear in a tool result, found 1 that do not: number '2' (in '…at 14C, for 420 EUR with 2 bags: "
+        "booking B-1, \"rece…') (searched 3 result(s))"
+    ),
 }
 
 
@@ -240,3 +320,15 @@ def test_a_failure_lists_the_steps_checked(sections: dict[str, str]) -> None:
     assert f"├─ tool {step}" in lines
     assert sum(step in line for line in lines) == 1
     assert not any(line.startswith("steps in the selection") for line in lines)
+
+
+def test_trajectory_scores_reach_the_report_and_each_repeated_run(sections: dict[str, str]) -> None:
+    lines = [json.loads(line) for line in sections["report.jsonl"].splitlines()]
+    repeated = next(r for r in lines if r.get("nodeid", "").endswith("test_scores_are_recorded"))
+    assert repeated["repeat"]["outcomes"] == ["passed", "passed"]
+    f1 = [s for s in repeated["scores"] if s["name"] == "trajectory:f1"]
+    # each run recorded its scores: 3 of 4 steps matched, 3 of 3 expected: f1 = 6/7
+    assert [s["value"] for s in f1] == [pytest.approx(6 / 7)] * 2 and {s["passed"] for s in f1} == {True}
+    assert f1[0]["details"]["extra"] == [3]  # 'book_flight' matched the first call of it, step 2
+    summary = lines[-1]
+    assert summary["type"] == "summary" and "trajectory:f1" in json.dumps(summary)

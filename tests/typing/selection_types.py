@@ -4,6 +4,8 @@ mypy; never run). Each ``assert_type`` is a claim about the return type of a cha
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
+from typing import Any
 
 from typing_extensions import assert_type
 
@@ -48,6 +50,25 @@ def rules(trace: ta.Trace) -> None:
     )
     assert_type(a.called_tool("x").has_milestones(ta.milestone("y", after=[])), ta.ToolSelection)
     assert_type(a.has_retried_failed_tools().does_not_repeat_tool_calls(max_count=2), ta.TraceAsserter)
+    assert_type(a.called_agent("planner").has_valid_tool_arguments("book_*"), ta.AgentSelection)
+    assert_type(a.under_step_limits(tools=3, retries=0).under_token_limits(cache_read=10), ta.TraceAsserter)
+    assert_type(a.called_tool("x").under_tool_failure_rate(0.25), ta.ToolSelection)
+    assert_type(a.has_trajectory_score(["a", ("b", {"k": 1})], metric="order"), ta.TraceAsserter)
+    assert_type(a.called_agent("planner").has_claim_backed_by_tool(r"(?P<k>\w+)", "b"), ta.AgentSelection)
+    assert_type(a.has_output_backed_by_tool_results(ignore=[2]), ta.TraceAsserter)
+
+
+def values(trace: ta.Trace) -> None:
+    """The values the rules give: a trajectory score, the tools a model call offered, token details."""
+    score = ta.TraceAsserter(trace).trajectory_score(["search", ta.milestone("book", args={"seat": "1A"})])
+    assert_type(score, ta.TrajectoryScore)
+    assert_type(score.arguments, float)
+    assert_type(score.explanation(), str)
+    call = trace.model_calls[0]
+    assert_type(call.tool_definitions, dict[str, ta.ToolDefinition])
+    assert_type(call.tool_definitions["book"].parameters, Mapping[str, Any] | None)
+    assert_type(call.cache_read_tokens, int | None)
+    assert_type(call.reasoning_tokens, int | None)
 
 
 def refused(trace: ta.Trace) -> None:

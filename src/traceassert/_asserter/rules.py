@@ -1,5 +1,6 @@
 """Rules over the whole run (docs/properties.md): the order of the steps, retries and repeated calls,
-milestones and minefields, least privilege. Every selection offers them."""
+milestones and minefields, least privilege, tool arguments against their schemas, budgets of steps and
+tokens. Every selection offers them."""
 
 from __future__ import annotations
 
@@ -7,17 +8,20 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from .._checks.names import NameLike, NamesLike
+from .._checks.rules import budgets as _budgets
 from .._checks.rules import milestones as _milestones
 from .._checks.rules import privilege as _privilege
 from .._checks.rules import repeats as _repeats
+from .._checks.rules import schemas as _schemas
 from .._checks.rules import temporal as _temporal
+from .._checks.rules import tokens as _tokens
 from .._checks.rules.milestones import Milestone
 from .base import AsserterBase
 
 if TYPE_CHECKING:
     from typing_extensions import Self
 
-__all__ = ["MilestoneFamily", "OrderFamily", "PrivilegeFamily"]
+__all__ = ["MilestoneFamily", "OrderFamily", "PrivilegeFamily", "RunBudgetFamily"]
 
 
 class OrderFamily(AsserterBase):
@@ -116,7 +120,8 @@ class MilestoneFamily(AsserterBase):
 
 
 class PrivilegeFamily(AsserterBase):
-    """Least privilege: which tools may be called, and to which agents control may pass."""
+    """Least privilege: which tools may be called, with which arguments, and to which agents control may
+    pass."""
 
     __slots__ = ()
 
@@ -140,3 +145,75 @@ class PrivilegeFamily(AsserterBase):
         """Every handoff made inside the selection goes to one of ``agents`` (names or patterns)."""
         __tracebackhide__ = True
         return self._keep(_privilege.hands_off_only_to(self._state, agents, message=message))
+
+    def has_valid_tool_arguments(
+        self, tool_name: NameLike | None = None, *, message: str | None = None
+    ) -> Self:
+        """The arguments of every tool call inside the selection (executed or only requested; of
+        ``tool_name`` when given) fit the JSON schema its tool was offered with (the model call's tool
+        definitions, else the tool span's own schema). No recorded schema: "cannot tell"."""
+        __tracebackhide__ = True
+        return self._keep(_schemas.has_valid_tool_arguments(self._state, tool_name, message=message))
+
+
+class RunBudgetFamily(AsserterBase):
+    """Budgets over the run: steps of each kind, tokens of each kind, the share of failed tool calls."""
+
+    __slots__ = ()
+
+    def under_step_limits(
+        self,
+        *,
+        tools: int | None = None,
+        model_calls: int | None = None,
+        agent_runs: int | None = None,
+        handoffs: int | None = None,
+        retries: int | None = None,
+        message: str | None = None,
+    ) -> Self:
+        """At most ``tools`` tool calls (failed ones too), ``model_calls`` model calls, ``agent_runs``
+        agent runs, ``handoffs`` handoffs and ``retries`` retries (calls whose previous call of the same
+        tool failed) inside the selection: the limits given."""
+        __tracebackhide__ = True
+        return self._keep(
+            _budgets.under_step_limits(
+                self._state,
+                tools=tools,
+                model_calls=model_calls,
+                agent_runs=agent_runs,
+                handoffs=handoffs,
+                retries=retries,
+                message=message,
+            )
+        )
+
+    def under_token_limits(
+        self,
+        *,
+        input: int | None = None,
+        output: int | None = None,
+        total: int | None = None,
+        cache_read: int | None = None,
+        reasoning: int | None = None,
+        message: str | None = None,
+    ) -> Self:
+        """The model calls inside the selection used at most ``input`` input, ``output`` output,
+        ``total`` tokens in all, ``cache_read`` tokens read from the prompt cache and ``reasoning``
+        reasoning tokens: the limits given. A count the trace does not record: "cannot tell"."""
+        __tracebackhide__ = True
+        return self._keep(
+            _tokens.under_token_limits(
+                self._state,
+                input=input,
+                output=output,
+                total=total,
+                cache_read=cache_read,
+                reasoning=reasoning,
+                message=message,
+            )
+        )
+
+    def under_tool_failure_rate(self, max_rate: float, *, message: str | None = None) -> Self:
+        """At most ``max_rate`` (a share: 0.25 for 25%) of the tool calls inside the selection failed."""
+        __tracebackhide__ = True
+        return self._keep(_budgets.under_tool_failure_rate(self._state, max_rate, message=message))

@@ -14,11 +14,12 @@ from typing import TYPE_CHECKING, Any
 
 from .._model.records import ToolExecution
 from .base import AsserterBase
+from .grading import ClaimFamily, TrajectoryFamily
 from .invocation import InvocationFamily
 from .io import IOFamily
 from .more import BudgetFamily, EvalFamily, GoldenFamily
 from .records import AgentFamily, HandoffFamily, ToolFamily, TurnFamily
-from .rules import MilestoneFamily, OrderFamily, PrivilegeFamily
+from .rules import MilestoneFamily, OrderFamily, PrivilegeFamily, RunBudgetFamily
 from .spans import ScopeFamily, SpanFamily
 
 __all__ = ["AgentSelection", "SelectionChecks", "ToolSelection", "TraceAsserter"]
@@ -37,6 +38,9 @@ class SelectionChecks(
     OrderFamily,
     MilestoneFamily,
     PrivilegeFamily,
+    RunBudgetFamily,
+    TrajectoryFamily,
+    ClaimFamily,
 ):
     """The checks every selection offers: the Monocle-style family, budgets, evaluations, goldens."""
 

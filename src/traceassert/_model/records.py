@@ -6,7 +6,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from .offered import ToolDefinition, offered_tools
 from .span import Span
+from .usage import usage_detail
 
 __all__ = [
     "AgentInvocation",
@@ -111,10 +113,31 @@ class ModelCall:
     spans: tuple[Span, ...] = ()
     #: every tool call the model asked for in its response, in its order, executed or not
     requested_tools: tuple[ToolRequest, ...] = ()
+    #: the tools offered, read from the spans on first use of ``tool_definitions``
+    _offered: dict[str, ToolDefinition] | None = field(default=None, init=False, repr=False)
 
     @property
     def start_ns(self) -> int:
         return self.span.start_ns if self.span is not None else 0
+
+    @property
+    def tool_definitions(self) -> dict[str, ToolDefinition]:
+        """The tools this call offered the model, by name, as its spans record them (read on first use;
+        empty when they record none). See ``_model.offered`` for the shapes read."""
+        if self._offered is None:
+            spans = self.spans or ((self.span,) if self.span is not None else ())
+            self._offered = offered_tools(reversed(spans))
+        return self._offered
+
+    @property
+    def cache_read_tokens(self) -> int | None:
+        """Input tokens read from the prompt cache, where the producer records them (else None)."""
+        return usage_detail(self.spans or ((self.span,) if self.span is not None else ()), "cache_read")
+
+    @property
+    def reasoning_tokens(self) -> int | None:
+        """Reasoning (thinking) output tokens, where the producer records them (else None)."""
+        return usage_detail(self.spans or ((self.span,) if self.span is not None else ()), "reasoning")
 
     def __repr__(self) -> str:
         return (

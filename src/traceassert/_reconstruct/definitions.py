@@ -2,12 +2,9 @@
 
 A tool span that records its arguments positionally (a bare value, ``('SFO', 'BOM')``, ``[1, 2]``)
 gives no parameter names: `parse_arguments` puts the value under ``input``. When a model call in the
-trace recorded the tool's definition, its JSON schema names the parameters, in order:
-
-- ``gen_ai.tool.definitions`` (GenAI conventions): a list of ``{"name", "parameters"}`` (or
-  ``{"function": {"name", "parameters"}}``, Anthropic's ``input_schema``, MCP's ``inputSchema``);
-- ``llm.tools.<i>.tool.json_schema`` (OpenInference): one such definition per tool;
-- ``llm.request.functions.<i>.name`` / ``.parameters`` (OpenLLMetry).
+trace recorded the tool's definition (``gen_ai.tool.definitions``, OpenInference's ``llm.tools``,
+OpenLLMetry's ``llm.request.functions``, ...: the shapes ``_model.offered`` reads), its JSON schema names
+the parameters, in order.
 
 A bare value then goes under the one parameter's name, and a list of values under the first
 parameters' names in order; anything else (no definition, more values than parameters, a tool whose
@@ -19,73 +16,24 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from .._common.jsonvalue import maybe_json
+from .._model.offered import offered_tools
 from .._model.records import ToolExecution
 from .._model.span import Span
 from .arguments import SCALAR_KEY, parse_arguments
 
 __all__ = ["name_positional", "tool_parameters"]
 
-_DEFINITIONS = "gen_ai.tool.definitions"
-_OI_PREFIX = "llm.tools."
-_OI_SUFFIX = ".tool.json_schema"
-_TL_PREFIX = "llm.request.functions."
 _PROBE = "\x00positional"
 
 
-def _parameters(schema: Any) -> tuple[str, ...] | None:
-    schema = maybe_json(schema)
-    if not isinstance(schema, Mapping):
-        return None
-    props = schema.get("properties")
-    if not isinstance(props, Mapping):
-        return None
-    return tuple(str(key) for key in props)
-
-
-def _definition(value: Any) -> tuple[str, tuple[str, ...]] | None:
-    """``(tool name, parameter names)`` of one definition."""
-    value = maybe_json(value)
-    if not isinstance(value, Mapping):
-        return None
-    inner = value.get("function")
-    if isinstance(inner, Mapping):
-        value = inner
-    name = value.get("name")
-    if not isinstance(name, str) or not name:
-        return None
-    for key in ("parameters", "input_schema", "inputSchema"):
-        params = _parameters(value.get(key))
-        if params is not None:
-            return name, params
-    return None
-
-
-def _from_span(attrs: Mapping[str, Any], out: dict[str, tuple[str, ...]]) -> None:
-    listed = maybe_json(attrs.get(_DEFINITIONS))
-    if isinstance(listed, list | tuple):
-        for item in listed:
-            found = _definition(item)
-            if found is not None:
-                out.setdefault(*found)
-    for key, value in attrs.items():
-        if key.startswith(_OI_PREFIX) and key.endswith(_OI_SUFFIX):
-            found = _definition(value)
-            if found is not None:
-                out.setdefault(*found)
-        elif key.startswith(_TL_PREFIX) and key.endswith(".name") and isinstance(value, str):
-            params = _parameters(attrs.get(key[: -len("name")] + "parameters"))
-            if params is not None:
-                out.setdefault(value, params)
-
-
 def tool_parameters(spans: Iterable[Span]) -> dict[str, tuple[str, ...]]:
-    """Tool name -> its parameter names, from every definition the spans record (the first one wins)."""
+    """Tool name -> its parameter names, from every definition the spans record (the first one wins;
+    ``_model.offered`` reads them)."""
     out: dict[str, tuple[str, ...]] = {}
-    for span in spans:
-        attrs = span.attributes
-        if _DEFINITIONS in attrs or any(k.startswith((_OI_PREFIX, _TL_PREFIX)) for k in attrs):
-            _from_span(attrs, out)
+    for name, definition in offered_tools(spans).items():
+        props = definition.parameters.get("properties") if definition.parameters is not None else None
+        if isinstance(props, Mapping):
+            out[name] = tuple(str(key) for key in props)
     return out
 
 
