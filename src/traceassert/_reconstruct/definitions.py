@@ -24,7 +24,7 @@ from .._model.records import ToolExecution
 from .._model.span import Span
 from .arguments import SCALAR_KEY, parse_arguments
 
-__all__ = ["name_positional", "tool_parameters"]
+__all__ = ["name_positional", "offered_tool_names", "tool_parameters"]
 
 _DEFINITIONS = "gen_ai.tool.definitions"
 _OI_PREFIX = "llm.tools."
@@ -87,6 +87,36 @@ def tool_parameters(spans: Iterable[Span]) -> dict[str, tuple[str, ...]]:
         if _DEFINITIONS in attrs or any(k.startswith((_OI_PREFIX, _TL_PREFIX)) for k in attrs):
             _from_span(attrs, out)
     return out
+
+
+def _offered_name(value: Any) -> str | None:
+    value = maybe_json(value)
+    if not isinstance(value, Mapping):
+        return None
+    inner = value.get("function")
+    name = (inner if isinstance(inner, Mapping) else value).get("name")
+    return name if isinstance(name, str) and name else None
+
+
+def offered_tool_names(spans: Iterable[Span]) -> frozenset[str]:
+    """The names of every tool a model call was offered, as the spans' definitions record them (with
+    or without a parameter schema); empty when no span records a definition."""
+    out: set[str] = set()
+    for span in spans:
+        attrs = span.attributes
+        listed = maybe_json(attrs.get(_DEFINITIONS)) if _DEFINITIONS in attrs else None
+        if isinstance(listed, list | tuple):
+            out.update(n for item in listed if (n := _offered_name(item)) is not None)
+        if not any(k.startswith((_OI_PREFIX, _TL_PREFIX)) for k in attrs):
+            continue
+        for key, value in attrs.items():
+            if key.startswith(_OI_PREFIX) and key.endswith(_OI_SUFFIX):
+                name = _offered_name(value)
+                if name is not None:
+                    out.add(name)
+            elif key.startswith(_TL_PREFIX) and key.endswith(".name") and isinstance(value, str) and value:
+                out.add(value)
+    return frozenset(out)
 
 
 def _named(value: Any, params: tuple[str, ...]) -> dict[str, Any] | None:
