@@ -37,7 +37,11 @@ def _examined(method: Callable[..., Any]) -> Callable[..., Any]:
         __tracebackhide__ = True
         if CURRENT.get() is not None:
             return method(self, *args, **kwargs)
-        with Examining(self._state, name, args, kwargs, sys._getframe(1)):
+
+        def widened() -> object:
+            return method(self.including_nested(), *args, **kwargs)
+
+        with Examining(self._state, name, args, kwargs, sys._getframe(1), widened):
             return method(self, *args, **kwargs)
 
     return check

@@ -222,47 +222,70 @@ def _never_offered(trace: Trace, tools: Sequence[Any]) -> str:
     return f"no model call was offered a tool matching {given}, and none was called (offered: {shown})"
 
 
-def _left_out(entry: Examined, tools: Sequence[Any], agents: Sequence[Any]) -> str:
-    """What ``top_level_only()`` kept from a check that it would have looked at, or ""."""
-    left = [r for r in entry.excluded if _wanted(r, tools, agents)]
-    if not left:
+def _left_out(entry: Examined, keys: set[Any]) -> str:
+    """When ``top_level_only()`` decided a check's verdict (with ``including_nested()`` it failed) and
+    no check examined what it left out: why the check is vacuous; else ""."""
+    if not entry.nested_failure:
         return ""
-    names = list(dict.fromkeys(getattr(r, "name", None) or type(r).__name__ for r in left))
+    unseen = [r for r in entry.excluded if record_key(r) not in keys]
+    if not unseen:
+        return ""
+    names = ", ".join(dict.fromkeys(repr(getattr(r, "name", None) or type(r).__name__) for r in unseen))
     owners = list(
         dict.fromkeys(
-            repr(r.agent.name) for r in left if getattr(r, "agent", None) is not None and not r.agent.implicit
+            repr(r.agent.name)
+            for r in unseen
+            if getattr(r, "agent", None) is not None and not r.agent.implicit
         )
     )
     by = f" of nested agent(s) {', '.join(owners)}" if owners else " of nested agents"
-    return f"top_level_only() left out {len(left)} record(s){by} it would have looked at: " + ", ".join(
-        repr(n) for n in names[:10]
+    return (
+        f"it passes only because top_level_only() left out {len(unseen)} record(s){by} that no check "
+        f"examined ({names}); with including_nested(): {entry.nested_failure}"
     )
 
 
-def _vacuous(trace: Trace, entry: Examined, tools: Sequence[Any], agents: Sequence[Any]) -> list[Vacuous]:
-    whys = list(entry.notes)
-    left = _left_out(entry, tools, agents)
-    if left:
-        whys.append(left)
-    never = _never_offered(trace, tools)
-    if never:
-        whys.append(never)
-    return [Vacuous(entry.check, entry.where, why) for why in whys]
+def _roles(entry: Examined) -> tuple[list[Any], list[Any]]:
+    """The tool and the agent name patterns a check was given or consulted."""
+    tools = [p for p in entry.patterns if getattr(p, "role", "") == "tool"]
+    agents = [p for p in entry.patterns if getattr(p, "role", "") == "agent"]
+    return tools, agents
+
+
+def _vacuous(trace: Trace, entries: Iterable[Examined], keys: set[Any]) -> list[Vacuous]:
+    out: list[Vacuous] = []
+    for entry in entries:
+        if not entry.passed:
+            continue
+        whys = list(entry.notes)
+        left = _left_out(entry, keys)
+        if left:
+            whys.append(left)
+        never = _never_offered(trace, _roles(entry)[0])
+        if never:
+            whys.append(never)
+        out.extend(Vacuous(entry.check, entry.where, why) for why in whys)
+    return out
 
 
 def _examined_keys(trace: Trace, entries: Iterable[Examined]) -> tuple[set[Any], set[Any], list[Vacuous]]:
+    """The keys of the records and of the spans the checks ``entries`` examined, and the checks among
+    them that passed vacuously."""
+    entries = list(entries)
     keys: set[Any] = set()
     span_keys: set[Any] = set()
-    vacuous: list[Vacuous] = []
     for entry in entries:
-        tools = [p for p in entry.patterns if getattr(p, "role", "") == "tool"]
-        agents = [p for p in entry.patterns if getattr(p, "role", "") == "agent"]
+        tools, agents = _roles(entry)
         keys.update(record_key(r) for r in entry.candidates if _wanted(r, tools, agents))
         keys.update(record_key(r) for r in entry.selected)
         span_keys.update(s.key for s in entry.spans)
-        if entry.passed:
-            vacuous.extend(_vacuous(trace, entry, tools, agents))
-    return keys, span_keys, vacuous
+    if span_keys:  # a record whose own span a check matched was examined
+        for records in _records(trace).values():
+            for rec in records:
+                span = _own_span(rec)
+                if span is not None and span.key in span_keys:
+                    keys.add(record_key(rec))
+    return keys, span_keys, _vacuous(trace, entries, keys)
 
 
 def coverage_of(trace: Trace) -> Coverage:

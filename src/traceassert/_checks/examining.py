@@ -6,16 +6,22 @@ method of its families): it opens an ``examined.Examination``, and when the chec
 made, whether it passed, and what the check was handed, selected and given. ``coverage`` reads them.
 
 A check that passed on an empty selection (nothing selected, or a trace without spans) is noted as
-vacuous here; the other vacuous checks are found when the coverage is read.
+vacuous here. A check that passed after ``top_level_only()`` left records of nested agents out of its
+scope is run again with ``including_nested()``, without side effects (no failure raised, nothing marked
+or acknowledged, nothing kept): when that run fails, the nesting choice decided the verdict, and the
+coverage calls the check vacuous if no check examined what was left out. The other vacuous checks are
+found when the coverage is read.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from types import FrameType, TracebackType
 from typing import Any
 
+from .._errors import TraceAssertionError
 from .._trace import Ledger
 from .describe import as_python
 from .examined import CURRENT, Examination
@@ -39,6 +45,9 @@ class Examined:
     patterns: tuple[Any, ...]
     excluded: tuple[Any, ...]
     notes: tuple[str, ...]
+    #: the first line of the failure the check gave with ``including_nested()`` ("" when it passed, or
+    #: nothing was left out)
+    nested_failure: str = ""
 
 
 def ledger_of(sel: Selection) -> Ledger:
@@ -72,19 +81,53 @@ def _empty(sel: Selection) -> str:
     return ""
 
 
-class Examining:
-    """The context of one check (a class: no contextlib frame in tracebacks)."""
+def _failure_with_nested(sel: Selection, widened: Callable[[], object]) -> str:
+    """The first line of the failure ``widened`` (the check with ``including_nested()``) gives, or "";
+    run without side effects: failures collected, not raised; the ledger's marks and acknowledgements
+    restored; nothing it examines kept."""
+    ledger = ledger_of(sel)
+    marked, acknowledged, examined = set(ledger.marked), set(ledger.acknowledged), len(ledger.examined)
+    failures: list[TraceAssertionError] = []
+    soft = SOFT_COLLECTOR.set(failures)
+    outer = CURRENT.set(Examination())  # the check's own wrapper sees a check running: nothing is kept
+    try:
+        widened()
+    except TraceAssertionError as exc:
+        failures.append(exc)
+    except Exception:
+        return ""  # it cannot tell: say nothing
+    finally:
+        CURRENT.reset(outer)
+        SOFT_COLLECTOR.reset(soft)
+        ledger.marked.clear()
+        ledger.marked.update(marked)
+        ledger.acknowledged.clear()
+        ledger.acknowledged.update(acknowledged)
+        del ledger.examined[examined:]
+    return str(failures[0]).splitlines()[0] if failures else ""
 
-    __slots__ = ("_args", "_ex", "_kwargs", "_name", "_sel", "_soft", "_token", "_where")
+
+class Examining:
+    """The context of one check (a class: no contextlib frame in tracebacks). ``widened`` runs the same
+    check with ``including_nested()``."""
+
+    __slots__ = ("_args", "_ex", "_kwargs", "_name", "_sel", "_soft", "_token", "_where", "_widened")
 
     def __init__(
-        self, sel: Selection, name: str, args: tuple[Any, ...], kwargs: dict[str, Any], caller: FrameType
+        self,
+        sel: Selection,
+        name: str,
+        args: tuple[Any, ...],
+        kwargs: dict[str, Any],
+        caller: FrameType,
+        widened: Callable[[], object],
     ) -> None:
         self._sel = sel
         self._name = name
         self._args = args
         self._kwargs = kwargs
         self._where = f"{os.path.basename(caller.f_code.co_filename)}:{caller.f_lineno}"
+        self._widened = widened
 
     def __enter__(self) -> Examination:
         self._ex = Examination()
@@ -104,10 +147,13 @@ class Examining:
             return  # a choice (``with_comparer``): it reads nothing
         passed = exc is None and (self._soft is None or len(self._soft[0]) == self._soft[1])
         notes = list(ex.notes)
+        nested_failure = ""
         if passed:
             empty = _empty(self._sel)
             if empty:
                 notes.insert(0, empty)
+            if ex.excluded and self._sel.nested == "top":
+                nested_failure = _failure_with_nested(self._sel, self._widened)
         ledger_of(self._sel).examined.append(
             Examined(
                 check=_call_text(self._sel, self._name, self._args, self._kwargs),
@@ -119,5 +165,6 @@ class Examining:
                 patterns=tuple(ex.patterns.values()),
                 excluded=tuple(ex.excluded),
                 notes=tuple(notes),
+                nested_failure=nested_failure,
             )
         )
