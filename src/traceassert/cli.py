@@ -1,4 +1,5 @@
-"""The ``traceassert`` command line: show, check, convert, summarise, slim and diff trace files."""
+"""The ``traceassert`` command line: show, check, convert, summarise, slim, diff trace files, generate and
+suggest tests."""
 
 from __future__ import annotations
 
@@ -207,6 +208,10 @@ def _parser() -> argparse.ArgumentParser:
     from ._golden.commands import add_commands
 
     add_commands(sub, _load, add_format)
+
+    from ._fleet.suggest_module import add_suggest_command
+
+    add_suggest_command(sub, _load, add_format)
     return parser
 
 
