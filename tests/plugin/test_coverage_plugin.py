@@ -108,3 +108,20 @@ def test_coverage_in_a_pytest_session(ran: tuple[str, dict[str, Any]]) -> None:
     assert coverage["totals"]["tool executions"] == [3, 5]
     assert {"kind": "agent", "text": "'archivist' (inside 'support') [succeeded]"} in coverage["not_examined"]
     assert sections["test_support.py::test_off"]["coverage"] is None
+
+
+def test_the_summary_lists_twenty_records_per_test_and_counts_the_rest() -> None:
+    from traceassert.pytest_plugin.coverage import summary_lines
+
+    data = {
+        "mode": "report",
+        "checks": 1,
+        "totals": {"tool executions": [0, 230]},
+        "not_examined": [{"kind": "tool execution", "text": f"t{i}() ok"} for i in range(200)],
+        "more_not_examined": 30,
+        "vacuous": [],
+    }
+    lines = summary_lines({"test_x.py::test_many": data, "test_x.py::test_quiet": {**data, "mode": "warn"}})
+    assert lines[0] == "test_x.py::test_many: 0 of 230 records examined by 1 check(s)"
+    assert lines[1:21] == [f"  not examined: tool execution t{i}() ok" for i in range(20)]
+    assert lines[21:] == ["  ... 210 more not examined (the HTML report lists the first 200)"]

@@ -157,16 +157,19 @@ class Coverage:
         lines += [f"vacuous: {_safe(v.text())}" for v in self.vacuous]
         return lines
 
-    def to_dict(self) -> dict[str, Any]:
-        """Plain values (redacted), for the reports."""
+    def to_dict(self, limit: int = 200) -> dict[str, Any]:
+        """Plain values (redacted), for the reports: the first ``limit`` records not examined (how many
+        more in ``"more_not_examined"``) and the first ``limit`` vacuous checks."""
+        missed = self.not_examined()
         return {
             "checks": self.checks,
             "totals": {k: list(v) for k, v in self.totals.items()},
-            "not_examined": [{"kind": k, "text": t} for k, t in self.not_examined()],
+            "not_examined": [{"kind": k, "text": t} for k, t in missed[:limit]],
+            "more_not_examined": max(0, len(missed) - limit),
             "vacuous": [
-                {"check": _safe(v.check), "where": v.where, "why": _safe(v.why)} for v in self.vacuous
+                {"check": _safe(v.check), "where": v.where, "why": _safe(v.why)} for v in self.vacuous[:limit]
             ],
-            "strict_problems": self.strict_problems(),
+            "strict_problems": self.strict_problems()[:limit],
         }
 
     @staticmethod

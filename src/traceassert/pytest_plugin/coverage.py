@@ -30,6 +30,8 @@ MODES = ("off", "warn", "report", "strict")
 _MARK = "traceassert_coverage"
 _ATTR = "traceassert_coverage"
 _KEY: pytest.StashKey[dict[str, Any]] = pytest.StashKey()
+#: the most records (and vacuous checks) the summary lists per test
+_LISTED = 20
 
 
 def add_coverage_options(group: pytest.OptionGroup, parser: pytest.Parser) -> None:
@@ -169,6 +171,12 @@ def summary_lines(tests: dict[str, dict[str, Any]]) -> list[str]:
         head = f"{nodeid}: {seen} of {total} records examined by {data.get('checks', 0)} check(s)"
         lines.append(head)
         if full:
-            lines.extend(f"  not examined: {r['kind']} {r['text']}" for r in data.get("not_examined") or [])
-        lines.extend(f"  vacuous: {v['where']} {v['check']}: {v['why']}" for v in vacuous)
+            missed = data.get("not_examined") or []
+            lines.extend(f"  not examined: {r['kind']} {r['text']}" for r in missed[:_LISTED])
+            more = len(missed) - _LISTED + int(data.get("more_not_examined") or 0)
+            if more > 0:
+                lines.append(f"  ... {more} more not examined (the HTML report lists the first 200)")
+        lines.extend(f"  vacuous: {v['where']} {v['check']}: {v['why']}" for v in vacuous[:_LISTED])
+        if len(vacuous) > _LISTED:
+            lines.append(f"  ... {len(vacuous) - _LISTED} more vacuous check(s)")
     return lines
