@@ -279,9 +279,9 @@ def _examined_keys(trace: Trace, entries: Iterable[Examined]) -> tuple[set[Any],
     span_keys: set[Any] = set()
     for entry in entries:
         tools, agents = _roles(entry)
-        keys.update(record_key(r) for r in entry.candidates if _wanted(r, tools, agents))
-        keys.update(record_key(r) for r in entry.selected)
-        span_keys.update(s.key for s in entry.spans)
+        keys.update(record_key(r) for r in entry.records(entry.candidates) if _wanted(r, tools, agents))
+        keys.update(record_key(r) for r in entry.records(entry.selected))
+        span_keys.update(s.key for s in entry.span_list())
     if span_keys:  # a record whose own span a check matched was examined
         for records in _records(trace).values():
             for rec in records:

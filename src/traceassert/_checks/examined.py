@@ -14,7 +14,9 @@ What is noted:
   names the check was given: a check that looks for something examines what it found);
 - ``selected`` / ``spans``: what the check selected or matched (a selector's result, the spans a span
   criterion or a value comparison matched): examined as they are;
-- ``patterns``: the tool and agent name patterns the check was given or consulted;
+- ``patterns``: the tool and agent name patterns the check was given (``names.pattern_of`` notes each
+  one it makes while a check runs; a check given patterns made before it ran, as ``has_milestones`` is
+  given ``ta.milestone``'s, notes them itself; without patterns, everything its scope handed it counts);
 - ``excluded``: the records the nesting choice (``top_level_only()``) left out of its scope;
 - ``notes``: what made the check vacuous as it ran (an empty expectation).
 
@@ -52,10 +54,13 @@ class Examination:
     __slots__ = ("candidates", "excluded", "muted", "notes", "patterns", "selected", "spans", "touched")
 
     def __init__(self) -> None:
-        #: batches of records handed to the check (each the list a scope returned)
+        #: batches of records handed to the check (each the very list a scope returned: kept, not copied)
         self.candidates: list[Sequence[Any]] = []
-        self.selected: list[Any] = []
-        self.spans: list[Any] = []
+        #: batches of records selected or matched
+        self.selected: list[Sequence[Any]] = []
+        #: batches of spans matched: ``(spans, positions)``, the spans at ``positions`` of a trace's span
+        #: list (None: every span of ``spans``)
+        self.spans: list[tuple[Sequence[Any], Sequence[int] | None]] = []
         #: name patterns by id (``NamePattern``s with a ``role``: "tool", "agent" or "")
         self.patterns: dict[int, Any] = {}
         self.excluded: list[Any] = []
@@ -85,36 +90,39 @@ def note_candidates(records: Sequence[Any]) -> None:
         ex.candidates.append(records)
 
 
-def note_selected(records: Iterable[Any]) -> None:
-    """Records the running check selected or matched."""
+def note_selected(records: Sequence[Any]) -> None:
+    """Records the running check selected or matched (kept by reference, not copied)."""
     ex = _open()
-    if ex is not None:
-        ex.selected.extend(records)
+    if ex is not None and records:
+        ex.selected.append(records)
 
 
-def note_spans(spans: Iterable[Any]) -> None:
-    """Spans the running check matched (their records are examined)."""
+def note_spans(spans: Sequence[Any], positions: Sequence[int] | None = None) -> None:
+    """Spans the running check matched (their records are examined): ``spans``, or the spans at
+    ``positions`` of a trace's span list ``spans``. Kept by reference: nothing is copied while the
+    check runs."""
     ex = _open()
-    if ex is not None:
-        ex.spans.extend(spans)
+    if ex is not None and (spans if positions is None else positions):
+        ex.spans.append((spans, positions))
 
 
 def note_excluded(records: Iterable[Any]) -> None:
-    """Records the nesting choice left out of the running check's scope."""
+    """Records the nesting choice left out of the running check's scope (only after
+    ``top_level_only()``: few)."""
     ex = _open()
     if ex is not None:
         ex.excluded.extend(records)
 
 
 def note_pattern(pattern: Any) -> None:
-    """A name pattern the running check was given or consulted."""
+    """A name pattern the running check was given."""
     ex = CURRENT.get()
     if ex is not None and not ex.muted and id(pattern) not in ex.patterns:
         ex.patterns[id(pattern)] = pattern
 
 
 def note_patterns(patterns: Iterable[Any]) -> None:
-    """Name patterns the running check consulted (one look at the context for all of them)."""
+    """Name patterns the running check was given (one look at the context for all of them)."""
     ex = CURRENT.get()
     if ex is not None and not ex.muted:
         for pattern in patterns:

@@ -16,7 +16,7 @@ found when the coverage is read.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from types import FrameType, TracebackType
 from typing import Any
@@ -34,7 +34,9 @@ __all__ = ["Examined", "Examining", "ledger_of"]
 @dataclass(frozen=True, slots=True)
 class Examined:
     """What one check examined (see ``examined``): ``check`` is the call as written (values redacted),
-    ``where`` the file and line that made it."""
+    ``where`` the file and line that made it; ``candidates`` and ``selected`` are batches of records,
+    ``spans`` batches of spans (``(spans, positions)``), kept by reference (``records``, ``span_list``
+    read them)."""
 
     check: str
     where: str
@@ -48,6 +50,20 @@ class Examined:
     #: the first line of the failure the check gave with ``including_nested()`` ("" when it passed, or
     #: nothing was left out)
     nested_failure: str = ""
+
+    def records(self, batches: tuple[Sequence[Any], ...]) -> Iterator[Any]:
+        """The records of ``candidates`` or ``selected``, one by one."""
+        for batch in batches:
+            yield from batch
+
+    def span_list(self) -> Iterator[Any]:
+        """The spans the check matched, one by one."""
+        for spans, positions in self.spans:
+            if positions is None:
+                yield from spans
+            else:
+                for i in positions:
+                    yield spans[i]
 
 
 def ledger_of(sel: Selection) -> Ledger:
@@ -159,7 +175,7 @@ class Examining:
                 check=_call_text(self._sel, self._name, self._args, self._kwargs),
                 where=self._where,
                 passed=passed,
-                candidates=tuple(r for batch in ex.candidates for r in batch),
+                candidates=tuple(ex.candidates),
                 selected=tuple(ex.selected),
                 spans=tuple(ex.spans),
                 patterns=tuple(ex.patterns.values()),

@@ -22,7 +22,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
-from .examined import note_pattern, note_patterns
+from .examined import note_pattern
 
 __all__ = ["GLOB_CHARS", "NameLike", "NamePattern", "Names", "NamesLike", "exact", "glob", "pattern_of"]
 
@@ -52,7 +52,6 @@ class NamePattern:
 
     def matches(self, name: str | None) -> bool:
         """True when ``name`` is matched."""
-        note_pattern(self)
         if name is None:
             return False
         if self.kind in ("name", "exact"):
@@ -166,7 +165,6 @@ class Names:
 
     def matches(self, name: str | None) -> bool:
         """True when any pattern matches ``name``."""
-        note_patterns(self.patterns)
         if name in self._exact:
             return True
         if not self._others:

@@ -88,8 +88,7 @@ class Selection:
         note_selected(agents or ())
         note_selected(tools or ())
         if positions:
-            spans = trace.spans
-            note_spans(spans[i] for i in positions)
+            note_spans(trace.spans, positions)
         return replace(
             self,
             snapshot=trace,

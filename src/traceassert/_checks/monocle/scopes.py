@@ -58,7 +58,7 @@ def _scope(
         return any(compare(sel, w, value) for w in wanted)
 
     found = [i for i in positions if matches(spans[i].attributes[key])]
-    note_spans(spans[i] for i in found)  # what the running check examined
+    note_spans(spans, found)  # what the running check examined
     args = ", ".join([repr(scope_name), *(short(w, 60) for w in wanted)])
     values = sorted({short(shown(spans[i].attributes[key], key), 60) for i in positions[:500]})
     details = f"values of scope {scope_name!r} in the selection: {', '.join(values) if values else 'none'}"

@@ -54,8 +54,7 @@ def _matching_positions(
 ) -> list[int]:
     """The positions of the selected spans matching every criterion: what the running check examined."""
     found = _matches(sel, attribute, event, predicate)
-    spans = sel.trace.spans
-    note_spans(spans[i] for i in found)
+    note_spans(sel.trace.spans, found)
     return found
 
 
