@@ -158,3 +158,28 @@ def test_coverage_takes_a_trace_a_capture_or_an_asserter(run: ta.Trace) -> None:
     assert ta.coverage(cap).checks == 0
     with pytest.raises(TypeError, match="coverage takes a Trace, a Capture or an asserter, not list"):
         ta.coverage([])  # type: ignore[arg-type]
+
+
+def test_on_a_trace_another_project_recorded_a_subagents_bash_calls_are_found() -> None:
+    """Phoenix's fixture of a turn whose subagent ran ``bash`` 13 times (ids are names, not hex)."""
+    import warnings
+
+    from tests._thirdparty import third_party
+
+    path = third_party(
+        "peers/traces/Arize-ai__phoenix/tests__unit__pxi__evals__online_evals__fixtures__pxi_turn_subagent_trace.json"
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ta.TraceAssertWarning)
+        trace = ta.load_trace(path)
+    turn = ta.assert_trace(trace).called_agent("pxi.turn").top_level_only()
+    turn.has_succeeded().has_tools_executed_in_order("call_subagent").does_not_call_tool("bash")
+    coverage = ta.coverage(trace)
+    assert [a.name for a in coverage.agents] == ["ServerAgent.iter"]
+    assert coverage.totals["tool executions"] == (1, 18)
+    [vacuous] = coverage.vacuous
+    assert vacuous.check == "top_level_only().does_not_call_tool('bash')"
+    assert vacuous.why.startswith(
+        "it passes only because top_level_only() left out 13 record(s) of nested agent(s) 'ServerAgent.iter' "
+        "that no check examined ('bash')"
+    )
