@@ -165,7 +165,10 @@ class Examining:
         notes = list(ex.notes)
         nested_failure = ""
         if passed:
-            empty = _empty(self._sel)
+            try:
+                empty = _empty(self._sel)
+            except Exception:  # the source can no longer be read (a replaced provider): say nothing
+                empty = ""
             if empty:
                 notes.insert(0, empty)
             if ex.excluded and self._sel.nested == "top":
