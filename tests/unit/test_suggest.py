@@ -98,15 +98,14 @@ def test_suggest_on_twenty_runs_with_a_branch_point(runs: Path, capsys: pytest.C
     with pytest.raises(ta.TraceAssertionError):
         module.test_suggested_properties(other)
 
-
-def test_support_is_the_runs_the_very_line_passes_on(runs: Path) -> None:
-    traces = [ta.load_trace(p) for p in sorted(runs.glob("*.json"))[:5]]  # refund, complaint, refund, ...
+    # on five runs (refund, complaint, refund, complaint, refund): the support is the runs the line passes on
+    traces = [ta.load_trace(p) for p in sorted(runs.glob("*.json"))[:5]]
     found = suggest(traces, min_support=0.5)
     supports = {p.code: p.support for p in [*found.held, *found.most]}
     assert supports['a.called_tool("refund", "support", count=1)'] == 3
     assert 'a.called_tool("escalate", "support", count=1)' not in supports  # 2 of 5: under the share
     assert supports['a.calls_tool_after("ask_archivist", "lookup_order")'] == 5
-    # x before z is left out when x before y and y before z say it as often
+    # x before z is left out when x before y and y before z say it at least as often
     assert 'a.calls_tool_after("delete_file", "lookup_order")' not in supports
 
 
