@@ -10,8 +10,9 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ._asserter import AgentSelection, ToolSelection, TraceAsserter, assert_trace, soft
+    from ._asserter import AgentSelection, ToolSelection, TraceAsserter, assert_trace, coverage, soft
     from ._capture import Capture, capture, scope
+    from ._checks.coverage import Coverage
     from ._checks.names import NamePattern, exact, glob
     from ._checks.redacted import Redacted
     from ._checks.rules.milestones import Milestone, milestone
@@ -63,6 +64,7 @@ _EXPORTS: dict[str, str] = {
     "BehaviourDiff": "._golden",
     "Capture": "._capture",
     "Conversation": "._model.records",
+    "Coverage": "._checks.coverage",
     "ErrorInfo": "._model.records",
     "EvalResult": "._evaluation.evals",
     "FORMATS": "._loaders",
@@ -109,6 +111,7 @@ _EXPORTS: dict[str, str] = {
     "behaviour_diff": "._golden",
     "capture": "._capture",
     "check_files": "._fleet",
+    "coverage": "._asserter",
     "dump_trace": "._loaders",
     "exact": "._checks.names",
     "expect": "._evaluation.expect",
@@ -133,6 +136,7 @@ __all__ = [
     "BehaviourDiff",
     "Capture",
     "Conversation",
+    "Coverage",
     "ErrorInfo",
     "EvalResult",
     "Fact",
@@ -178,6 +182,7 @@ __all__ = [
     "behaviour_diff",
     "capture",
     "check_files",
+    "coverage",
     "dump_trace",
     "exact",
     "expect",

@@ -36,14 +36,16 @@ class Ledger:
 
     ``marked``: tool executions matched by a tool check (for ``has_no_more_tool_executions``), by
     execution key. ``acknowledged``: failed agent invocations whose failure a ``has_failed*`` check
-    accepted, by span key.
+    accepted, by span key. ``examined``: what each check examined, one entry per check run (see
+    ``_checks.coverage``).
     """
 
-    __slots__ = ("acknowledged", "marked")
+    __slots__ = ("acknowledged", "examined", "marked")
 
     def __init__(self) -> None:
         self.marked: set[tuple[str, ...]] = set()
         self.acknowledged: set[Key] = set()
+        self.examined: list[Any] = []
 
 
 class Trace(SpanTree):

@@ -1,5 +1,5 @@
-"""The ``traceassert`` command line: show, check, convert, summarise, slim and diff trace files; receive
-OTLP traces."""
+"""The ``traceassert`` command line: show, check, convert, summarise, slim, diff trace files, generate and
+suggest tests; receive OTLP traces."""
 
 from __future__ import annotations
 
@@ -212,6 +212,10 @@ def _parser() -> argparse.ArgumentParser:
     from ._receive.command import add_receive_command
 
     add_receive_command(sub)
+
+    from ._fleet.suggest_module import add_suggest_command
+
+    add_suggest_command(sub, _load, add_format)
     return parser
 
 

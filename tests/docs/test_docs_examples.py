@@ -204,6 +204,7 @@ SLOW_PAGES = frozenset(
         "docs/invocation-assertions.md",
         "docs/quickstart.md",
         "docs/html-report.md",
+        "docs/coverage.md",
         "docs/frameworks/pydantic-ai.md",
         "README.md",
     }

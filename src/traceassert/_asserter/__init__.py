@@ -12,8 +12,11 @@ from collections.abc import Iterable
 from typing import Any
 
 from .._capture import Capture
+from .._checks.coverage import Coverage, coverage_of
+from .._checks.selection import selection_of
 from .._receive import Receiver
 from .._trace import Trace
+from .base import AsserterBase
 from .soft import Soft, soft
 from .types import AgentSelection, SelectionChecks, ToolSelection, TraceAsserter
 
@@ -24,6 +27,7 @@ __all__ = [
     "ToolSelection",
     "TraceAsserter",
     "assert_trace",
+    "coverage",
     "soft",
 ]
 
@@ -31,3 +35,13 @@ __all__ = [
 def assert_trace(source: Trace | Capture | Receiver | Iterable[Any]) -> TraceAsserter:
     """The same as ``TraceAsserter(source)``; a Receiver's trace is waited for at each check."""
     return TraceAsserter(source)
+
+
+def coverage(source: Trace | Capture | AsserterBase) -> Coverage:
+    """What the checks made on ``source`` (a Trace, a Capture, or an asserter of either) examined, and
+    what no check looked at (docs/coverage.md)."""
+    if isinstance(source, AsserterBase):
+        return source.coverage()
+    if not isinstance(source, Trace | Capture):
+        raise TypeError(f"coverage takes a Trace, a Capture or an asserter, not {type(source).__name__}")
+    return coverage_of(selection_of(source).trace)

@@ -3,10 +3,16 @@ nesting choice, ``soft()``, and how a check's new selection becomes an asserter 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import functools
+import sys
+from collections.abc import Callable, Iterable
+from types import FunctionType
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, overload
 
 from .._capture import Capture
+from .._checks.coverage import Coverage, coverage_of
+from .._checks.examined import CURRENT
+from .._checks.examining import Examining
 from .._checks.selection import Selection, SelKind, selection_of
 from .._model.records import AgentInvocation, ModelCall, ToolExecution
 from .._model.span import Span
@@ -22,6 +28,26 @@ if TYPE_CHECKING:
 __all__ = ["AsserterBase"]
 
 
+def _examined(method: Callable[..., Any]) -> Callable[..., Any]:
+    """``method`` (a public method of a family) run as one check: what it examines is kept in the
+    ledger (``_checks.examining``). A check called by another check is part of it."""
+    name = method.__name__
+
+    @functools.wraps(method)
+    def check(self: AsserterBase, *args: Any, **kwargs: Any) -> Any:
+        __tracebackhide__ = True
+        if CURRENT.get() is not None:
+            return method(self, *args, **kwargs)
+
+        def widened() -> object:
+            return method(self.including_nested(), *args, **kwargs)
+
+        with Examining(self._state, name, args, kwargs, sys._getframe(1), widened):
+            return method(self, *args, **kwargs)
+
+    return check
+
+
 class AsserterBase:
     """A face over one frozen ``Selection``: each check reads it, and a selector or choice returns a
     new asserter over a new selection."""
@@ -32,6 +58,14 @@ class AsserterBase:
 
     #: the asserter type of each kind of selection (filled in by ``types``)
     _kinds: ClassVar[dict[str, type[AsserterBase]]] = {}
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """Every public method a family (or asserter type) defines runs as one check whose examined
+        records are kept (``_examined``): a new check marks what it reads without doing anything."""
+        super().__init_subclass__(**kwargs)
+        for name, member in list(vars(cls).items()):
+            if not name.startswith("_") and isinstance(member, FunctionType):
+                setattr(cls, name, _examined(member))
 
     def __init__(self, source: Trace | Capture | Receiver | Iterable[Any]) -> None:
         if isinstance(source, AsserterBase):
@@ -121,6 +155,12 @@ class AsserterBase:
         ``has_no_failed_tool_executions``, a count with an upper bound, ...) fails with "cannot tell";
         with it, the calls are left out, as if they never ran."""
         return type(self)._of(self._state.choose(unknown_outcomes="accept"))
+
+    def coverage(self) -> Coverage:
+        """What the checks made so far on this trace (through any asserter of it, or of its Capture)
+        examined: the agents, tool executions, model calls and handoffs no check looked at, and the
+        checks that passed vacuously (docs/coverage.md)."""
+        return coverage_of(self._state.trace)
 
     def soft(self) -> Soft[Self]:
         """Run many checks; raise one TraceAssertionError listing every failure at the end.

@@ -65,7 +65,7 @@ class ToolSelection(SelectionChecks):
     def tool_executions(self) -> list[ToolExecution]:
         """The selected tool executions, failed ones included, in start order: the list to assert on
         (on an agent selection or the whole trace, ``tool_executions()`` lists those in scope)."""
-        return self._state.selected_tools()
+        return list(self._state.selected_tools())  # a copy: the ledger keeps the one examined
 
     if not TYPE_CHECKING:
 

@@ -17,6 +17,7 @@ from typing import Any
 from .._common.redact import redact_text, secret_key, shown
 from .._model.values import has_own_eq
 from .._reconstruct.arguments import parse_arguments
+from .examined import note_vacuous
 from .redacted import Redacted
 
 __all__ = [
@@ -106,7 +107,10 @@ def _plain(value: Any) -> Any:
 
 
 def contains_text(actual: Any, needle: str) -> bool:
-    """Case-insensitive substring test on the text form of ``actual``."""
+    """Case-insensitive substring test on the text form of ``actual`` (the empty text is in every text:
+    the running check is told, ``examined.note_vacuous``)."""
+    if not needle:
+        note_vacuous("the expected text '' is contained in every text")
     return needle.casefold() in as_text(actual).casefold()
 
 
@@ -209,6 +213,8 @@ def argument_mismatches(expected: Any, actual: Any, *, path: str = "args") -> li
         return out
     if not isinstance(expected, Mapping):
         raise TypeError(f"expected arguments must be a mapping or a matcher object, got {expected!r}")
+    if not expected:
+        note_vacuous("the expected arguments {} match the arguments of any call")
     if not isinstance(actual, Mapping):
         out.append(f"{path}: {_show(actual)} is not an object")
         return out

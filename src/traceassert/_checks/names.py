@@ -19,8 +19,10 @@ from __future__ import annotations
 import fnmatch
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
+
+from .examined import note_pattern
 
 __all__ = ["GLOB_CHARS", "NameLike", "NamePattern", "Names", "NamesLike", "exact", "glob", "pattern_of"]
 
@@ -40,6 +42,8 @@ class NamePattern:
     #: a plain string with glob characters also matches the same name written exactly
     also_exact: bool = False
     regex: re.Pattern[str] | None = None
+    #: what it names, when a check was given it: "tool", "agent" or "" (``examined``, ``coverage``)
+    role: str = field(default="", compare=False, repr=False)
 
     @property
     def is_name(self) -> bool:
@@ -98,7 +102,18 @@ NamesLike = NameLike | Sequence[NameLike]
 
 
 def pattern_of(value: Any, what: str, check: str) -> NamePattern:
-    """One ``NameLike`` as a ``NamePattern``; TypeError for a wrong type, ValueError for an empty name."""
+    """One ``NameLike`` as a ``NamePattern``; TypeError for a wrong type, ValueError for an empty name.
+    ``what`` ("tool", "agent_name", ...) gives the pattern its ``role``; a running check notes it."""
+    role = "tool" if "tool" in what else "agent" if "agent" in what else ""
+    pattern = _pattern(value, what, check)
+    if pattern.role != role:
+        pattern = replace(pattern, role=role)
+    if role:
+        note_pattern(pattern)
+    return pattern
+
+
+def _pattern(value: Any, what: str, check: str) -> NamePattern:
     if isinstance(value, NamePattern):
         return value
     if isinstance(value, re.Pattern):

@@ -13,6 +13,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from .._model.records import AgentInvocation, Handoff, ToolExecution
+from .examined import handing_out
 from .names import Names
 from .nesting import split_agents, split_records
 from .selection import Selection
@@ -22,7 +23,10 @@ __all__ = ["Scoped", "agent_scope", "below_tools_agents", "handoff_scope", "tool
 
 class Scoped:
     """Records in scope: ``counted`` (what the check counts), ``own`` / ``nested`` (split by the
-    principals; ``counted`` is ``own`` after ``top_level_only()``, else both), ``principals``."""
+        principals; ``counted`` is ``own`` after ``top_level_only()``, else both), ``principals``.
+
+    The scope functions hand ``counted`` to the running check (``examined.handing_out``): it is what the check
+    examined, and ``left_out`` what the nesting choice kept from it."""
 
     __slots__ = ("_split", "counted", "principals", "records", "top")
 
@@ -75,6 +79,7 @@ def below_tools_agents(sel: Selection) -> list[AgentInvocation]:
     ]
 
 
+@handing_out
 def tool_scope(sel: Selection, names: Names | None = None) -> Scoped:
     """The tool executions inside the selection (of ``names`` when given), failed ones too."""
     trace = sel.trace
@@ -100,6 +105,7 @@ def tool_scope(sel: Selection, names: Names | None = None) -> Scoped:
     return Scoped(tools, sel.principals(), sel.nested == "top")
 
 
+@handing_out
 def agent_scope(sel: Selection) -> Scoped:
     """The agent invocations inside the selection (the selected ones included), implicit ones not."""
     if sel.agents is not None:
@@ -113,6 +119,7 @@ def agent_scope(sel: Selection) -> Scoped:
     return Scoped(agents, sel.principals(), sel.nested == "top")
 
 
+@handing_out
 def handoff_scope(sel: Selection) -> Scoped:
     """The handoffs made inside the selection."""
     trace = sel.trace

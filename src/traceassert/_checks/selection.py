@@ -18,6 +18,7 @@ from .._model.records import AgentInvocation, ModelCall, ToolExecution
 from .._model.span import Span
 from .._receive import Receiver
 from .._trace import Trace
+from .examined import note_candidates, note_selected, note_spans
 from .nesting import outermost, span_owners
 
 __all__ = ["Nesting", "SelKind", "Selection", "selection_of"]
@@ -82,10 +83,16 @@ class Selection:
         tools: tuple[ToolExecution, ...] | None = None,
         roots: tuple[Span, ...] | None = None,
     ) -> Selection:
-        """A narrower selection; it keeps the trace it was made from (a Capture read on)."""
+        """A narrower selection; it keeps the trace it was made from (a Capture read on). What it
+        keeps is what the running check selected (``examined``)."""
+        trace = self.trace
+        note_selected(agents or ())
+        note_selected(tools or ())
+        if positions:
+            note_spans(trace.spans, positions)
         return replace(
             self,
-            snapshot=self.trace,
+            snapshot=trace,
             kind=kind,
             positions=positions,
             agents=agents,
@@ -190,6 +197,7 @@ class Selection:
             out: list[ToolExecution] = []
             for inv in self.agents:
                 out.extend(inv.tool_executions if self.nested == "top" else inv.all_tool_executions())
+            note_candidates(out)
             return out
 
         return self.in_selection(self.trace.tool_executions)
@@ -201,20 +209,30 @@ class Selection:
             for inv in self.agents:
                 for call in inv.model_calls if self.nested == "top" else inv.all_model_calls():
                     seen.setdefault(id(call), call)
-            return list(seen.values())
+            calls = list(seen.values())
+            note_candidates(calls)
+            return calls
 
         return self.in_selection(self.trace.model_calls)
 
     def selected_agents(self) -> list[AgentInvocation]:
         """Agent invocations in the selection (after ``called_agent``: those invocations)."""
         if self.agents is not None:
-            return list(self.agents)
+            chosen = list(self.agents)
+            note_candidates(chosen)
+            return chosen
 
         agents = self.trace.all_agents()
         return [a for a in self.in_selection(agents) if not a.implicit]
 
     def in_selection(self, records: Sequence[Any]) -> list[Any]:
-        """The records with a span in the selection (all of them for the whole trace)."""
+        """The records with a span in the selection (all of them for the whole trace); handed to the
+        running check (``examined``)."""
+        out = self._in_selection(records)
+        note_candidates(out)
+        return out
+
+    def _in_selection(self, records: Sequence[Any]) -> list[Any]:
         pos = self.position_set()
         if pos is None:
             return list(records)

@@ -16,6 +16,7 @@ from .._dialects._base import NotRecorded
 from .._model.records import ModelCall, ToolRequest
 from .._trace import Trace
 from .count import Count
+from .examined import quiet, withdraw
 from .names import NamePattern, Names
 from .selection import Selection
 from .unrecorded import gap
@@ -53,7 +54,10 @@ def unknowns_of(
     agent_name: NamePattern | None = None,
 ) -> list[ToolRequest]:
     """The requests of ``calls`` (of ``names``, made by ``agent_name`` when given) whose outcome is
-    unknown; none when the selection accepts unknown outcomes."""
+    unknown; none when the selection accepts unknown outcomes. ``calls`` were read for this only: the
+    running check did not examine them (``examined.withdraw``)."""
+    if isinstance(calls, list):
+        withdraw(calls)
     if sel.unknown_outcomes == "accept":
         return []
     return [
@@ -76,7 +80,8 @@ def selection_unknowns(
     trace = sel.trace
     if not any(r.outcome_unknown for r in trace.tool_requests):
         return []
-    calls = sel.selected_model_calls() if sel.narrowed else trace.model_calls
+    with quiet():  # read to look for calls of unknown outcome, not examined
+        calls = sel.selected_model_calls() if sel.narrowed else trace.model_calls
     return unknowns_of(sel, calls, names, agent_name)
 
 

@@ -4,7 +4,8 @@
 ``work`` (one unit: spans grouped by trace, every policy run, facts gathered) -> ``engines`` (serial,
 process pool, Dask) driven by ``run`` (bounded in flight, split files put back together, each file
 counted once) -> ``stats`` (the mergeable aggregate, with ``sketch`` for quantiles) -> ``api``
-(``check_files``, ``FleetResult``) and ``commands`` (``traceassert check``).
+(``check_files``, ``FleetResult``) and ``commands`` (``traceassert check``). ``suggest`` and
+``suggest_module``: ``traceassert suggest``, the properties that held in many runs of one scenario.
 """
 
 from __future__ import annotations

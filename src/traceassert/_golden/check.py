@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 
+from .._checks.examined import note_candidates
 from .._checks.fail import fail
 from .._checks.selection import Selection
 from .._errors import TraceLoadError
@@ -41,9 +42,11 @@ def matches_golden(
             "--traceassert-record DIR to record the goldens of the passing tests",
         )
         return sel
-    diff = behaviour_diff(
-        golden, sel.trace, ignore=ignored, token_tolerance=token_tolerance, messages=messages
-    )
+    trace = sel.trace
+    diff = behaviour_diff(golden, trace, ignore=ignored, token_tolerance=token_tolerance, messages=messages)
+    # the whole behaviour was compared: every agent, tool execution, model call and handoff
+    for records in (trace.all_agents(), trace.tool_executions, trace.model_calls, trace.handoffs):
+        note_candidates(records)
     if not diff.same:
         fail(
             sel,

@@ -21,7 +21,7 @@ from .._model.records import ToolExecution
 from .._model.span import Span
 from .arguments import SCALAR_KEY, parse_arguments
 
-__all__ = ["name_positional", "tool_parameters"]
+__all__ = ["name_positional", "offered_tool_names", "tool_parameters"]
 
 _PROBE = "\x00positional"
 
@@ -35,6 +35,12 @@ def tool_parameters(spans: Iterable[Span]) -> dict[str, tuple[str, ...]]:
         if isinstance(props, Mapping):
             out[name] = tuple(str(key) for key in props)
     return out
+
+
+def offered_tool_names(spans: Iterable[Span]) -> frozenset[str]:
+    """The names of every tool a model call was offered, as the spans' definitions record them (with
+    or without a parameter schema); empty when no span records a definition."""
+    return frozenset(offered_tools(spans))
 
 
 def _named(value: Any, params: tuple[str, ...]) -> dict[str, Any] | None:

@@ -1,8 +1,9 @@
 """The report's sections: one per test of a pytest session (failed first), or one per trace of a file.
 
 The page data is ``{"title", "kind", "summary", "sections"}``; a section is ``{"title", "outcome",
-"duration_s", "message", "scores", "repeat", "tokens", "view"}`` where ``view`` is a `view.trace_view`
-(None for a test that captured no spans).
+"duration_s", "message", "scores", "repeat", "tokens", "view", "coverage"}`` where ``view`` is a
+`view.trace_view` (None for a test that captured no spans) and ``coverage`` what no check examined
+(``Coverage.to_dict``, already redacted; None when not measured).
 """
 
 from __future__ import annotations
@@ -59,7 +60,7 @@ def session_page(
             "tokens": t.get("tokens"),
         }
         section = _redacted(jsonable(fields), redact)
-        sections.append({**section, "view": extra.get("view")})
+        sections.append({**section, "view": extra.get("view"), "coverage": extra.get("coverage")})
     return {
         "title": title,
         "kind": "tests",

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from .coverage import CoveragePlugin, add_coverage_options
 from .keys import CAPTURE_KEY, DUMPED_KEY, redaction
 from .receiver import add_receiver_option, receiver_for
 from .results import add_results_options, configure_results
@@ -63,6 +64,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
     add_results_options(group)
     add_receiver_option(group)
+    add_coverage_options(group, parser)
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -75,6 +77,7 @@ def pytest_configure(config: pytest.Config) -> None:
         raise pytest.UsageError(problem)
     configure_results(config)
     config.pluginmanager.register(FailureStyle(config), "traceassert-terminal")
+    config.pluginmanager.register(CoveragePlugin(config), "traceassert-coverage")
     if config.getoption("verbose", 0) >= 2:
         # pytest -vv: failure messages in full (every tool execution, the whole tree)
         from .._errors import FULL_MESSAGES

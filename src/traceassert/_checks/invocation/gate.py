@@ -19,6 +19,7 @@ from typing import TypeVar
 
 from ..._model.records import AgentInvocation, ModelCall, Retrieval, ToolExecution
 from ..describe import first_of
+from ..examined import note_candidates, note_excluded
 from ..fail import fail
 from ..selection import Selection
 from .records import execution_key, has_ancestor_in, is_chat, merge_records, tool_lines, who
@@ -70,6 +71,12 @@ def targets_of(sel: Selection) -> list[AgentInvocation]:
             "invocation checks work on agent invocations, not on the tool executions selected by "
             "called_tool(...): call them on the asserter itself or after called_agent(...)"
         )
+    targets = _targets(sel)
+    note_candidates(targets)  # the invocations the check examines
+    return targets
+
+
+def _targets(sel: Selection) -> list[AgentInvocation]:
     if sel.agents is not None:
         return list(sel.agents)
     trace = sel.trace
@@ -207,12 +214,21 @@ def walk(sel: Selection, targets: Sequence[AgentInvocation]) -> list[list[AgentI
 
 
 def tools_of(sel: Selection, targets: Sequence[AgentInvocation]) -> list[ToolExecution]:
-    """Tool executions in scope (failed ones too), each invocation's in its own order."""
-    return merge_records(inv.tool_executions for group in walk(sel, targets) for inv in group)
+    """Tool executions in scope (failed ones too), each invocation's in its own order; handed to the
+    running check (``examined``), with those ``top_level_only()`` left out."""
+    tools = merge_records(inv.tool_executions for group in walk(sel, targets) for inv in group)
+    note_candidates(tools)
+    if sel.nested == "top":
+        nested = (sub for inv in targets for sub in inv.walk() if sub is not inv)
+        note_excluded(t for sub in nested for t in sub.tool_executions)
+    return tools
 
 
 def model_calls_of(sel: Selection, targets: Sequence[AgentInvocation]) -> list[ModelCall]:
-    return merge_records(inv.model_calls for group in walk(sel, targets) for inv in group)
+    """Model calls in scope; handed to the running check (``examined``)."""
+    calls = merge_records(inv.model_calls for group in walk(sel, targets) for inv in group)
+    note_candidates(calls)
+    return calls
 
 
 def retrievals_of(sel: Selection, targets: Sequence[AgentInvocation]) -> list[Retrieval]:

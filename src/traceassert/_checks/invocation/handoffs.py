@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from ..._model.records import AgentInvocation, Handoff
 from ..describe import one_name, python_call
+from ..examined import note_candidates
 from ..monocle.handoffs import describe_handoffs, hands_to
 from ..names import NameLike, Names
 from ..selection import Selection
@@ -25,7 +26,10 @@ __all__ = ["handoffs_of", "has_handed_off_to", "has_no_handoffs"]
 
 
 def handoffs_of(sel: Selection, targets: Sequence[AgentInvocation]) -> list[Handoff]:
-    return merge_records(inv.handoffs for group in walk(sel, targets) for inv in group)
+    """The handoffs made in scope; handed to the running check (``examined``)."""
+    handoffs = merge_records(inv.handoffs for group in walk(sel, targets) for inv in group)
+    note_candidates(handoffs)
+    return handoffs
 
 
 @invocation_check

@@ -31,7 +31,7 @@ def tool_executions(sel: Selection) -> list[ToolExecution]:
     ``top_level_only()`` when an invocation started others. Not gated by failures: it is the record.
     """
     __tracebackhide__ = True
-    return _inv_tool_list(sel, "tool_executions()")
+    return list(_inv_tool_list(sel, "tool_executions()"))  # a copy: the ledger keeps the one examined
 
 
 def _inv_tool_list(sel: Selection, check: str) -> list[ToolExecution]:

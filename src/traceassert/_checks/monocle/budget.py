@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..._common.text import short
+from ..examined import note_candidates, note_spans
 from ..fail import fail
 from ..nesting import nested_tokens_note
 from ..selection import Selection
@@ -40,6 +41,7 @@ def under_token_limit(sel: Selection, token_limit: int, *, message: str | None =
         # the whole trace: its total is computed once per Trace
         total, counted = sel.trace.token_total()
         if counted and total <= token_limit:
+            note_candidates(sel.trace.model_calls)  # every call's tokens were counted
             return sel
     calls = sel.selected_model_calls()
     bad = [c for c in calls if any(id(s) in unreadable for s in c.spans)] if unreadable else []
@@ -134,14 +136,14 @@ def _durations(sel: Selection, span_type: str) -> list[tuple[str, float | None]]
             if c.span is not None
         ]
     spans = sel.selected_spans()
-    if kind in ("span", "all"):
-        return [(s.name, s.duration_s) for s in spans]
     if kind == "workflow":
         trace = sel.trace
         selected = {id(s) for s in spans}
-        tops = [s for s in spans if (p := trace.parent(s)) is None or id(p) not in selected]
-        return [(s.name, s.duration_s) for s in tops]
-    return [(s.name, s.duration_s) for s in spans if _span_type(s.attributes) == span_type]
+        spans = [s for s in spans if (p := trace.parent(s)) is None or id(p) not in selected]
+    elif kind not in ("span", "all"):
+        spans = [s for s in spans if _span_type(s.attributes) == span_type]
+    note_spans(spans)  # the spans measured: what the running check examined
+    return [(s.name, s.duration_s) for s in spans]
 
 
 def _span_type(attrs: Any) -> str | None:

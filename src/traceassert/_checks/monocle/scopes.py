@@ -7,6 +7,7 @@ from typing import Any
 
 from ..._common.redact import shown
 from ..._common.text import short
+from ..examined import note_spans
 from ..fail import fail
 from ..matching import contains_text
 from ..selection import Selection
@@ -57,6 +58,7 @@ def _scope(
         return any(compare(sel, w, value) for w in wanted)
 
     found = [i for i in positions if matches(spans[i].attributes[key])]
+    note_spans(spans, found)  # what the running check examined
     args = ", ".join([repr(scope_name), *(short(w, 60) for w in wanted)])
     values = sorted({short(shown(spans[i].attributes[key], key), 60) for i in positions[:500]})
     details = f"values of scope {scope_name!r} in the selection: {', '.join(values) if values else 'none'}"

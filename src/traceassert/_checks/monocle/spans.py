@@ -9,6 +9,7 @@ from ..._common.redact import shown
 from ..._common.text import short
 from ..._model.span import Span
 from ..describe import call_text
+from ..examined import note_spans
 from ..fail import fail
 from ..matching import values_equal
 from ..selection import Selection
@@ -46,6 +47,18 @@ def _normalise_event(event: Mapping[str, Any] | str | None) -> tuple[str, Mappin
 
 
 def _matching_positions(
+    sel: Selection,
+    attribute: Mapping[str, Any] | None,
+    event: Mapping[str, Any] | str | None,
+    predicate: Callable[[Span], bool] | None,
+) -> list[int]:
+    """The positions of the selected spans matching every criterion: what the running check examined."""
+    found = _matches(sel, attribute, event, predicate)
+    note_spans(sel.trace.spans, found)
+    return found
+
+
+def _matches(
     sel: Selection,
     attribute: Mapping[str, Any] | None,
     event: Mapping[str, Any] | str | None,

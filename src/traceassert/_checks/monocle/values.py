@@ -9,6 +9,7 @@ from typing import Any
 from ..._common.jsonvalue import loads_json, shallow_json
 from ..._common.pyast import literal_eval
 from ..._model.span import Span
+from ..examined import note_spans
 from ..matching import as_text, contains_text, values_equal
 from ..selection import Selection
 
@@ -112,8 +113,13 @@ def compare(sel: Selection, expected: Any, actual: Any) -> bool:
 
 
 def matches(sel: Selection, wanted: Any, value: Value, contains: bool) -> bool:
-    """``wanted`` matches the value, or the text the producer recorded for it."""
+    """``wanted`` matches the value, or the text the producer recorded for it. A match is what the
+    running check examined (the record of the value's span)."""
     forms = (value[0],) if value[1] is None else (value[0], value[1])
     if contains:
-        return any(contains_text(v, wanted) for v in forms)
-    return any(compare(sel, wanted, v) for v in forms)
+        found = any(contains_text(v, wanted) for v in forms)
+    else:
+        found = any(compare(sel, wanted, v) for v in forms)
+    if found and value[2] is not None:
+        note_spans((value[2],))
+    return found

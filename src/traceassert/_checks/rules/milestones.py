@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..describe import as_python
+from ..examined import note_patterns
 from ..invocation.args import argument_mismatches, arguments_kind, fits, run_requirements
 from ..names import NameLike, NamePattern, pattern_of
 from ..selection import Selection
@@ -126,6 +127,7 @@ def has_milestones(
     if not milestones and not minefields:
         raise ValueError("has_milestones needs at least one milestone or minefield")
     order, preds = _ordered([dataclasses.replace(m, position=k) for k, m in enumerate(_checked(milestones))])
+    note_patterns(m.tool for m in milestones)  # made by ta.milestone before the check ran
     mines = [m if isinstance(m, Milestone) else milestone(m) for m in minefields]
     if any(m.after for m in mines):
         raise ValueError("has_milestones: a minefield must never happen at all; it takes no after=")

@@ -95,6 +95,7 @@
         pct(r.pass_rate) + ", min_pass_rate " + pct(r.min_pass_rate) + "); runs: " + r.outcomes.join(", ") }));
     }
     if (sec.scores && sec.scores.length) body.appendChild(scoresTable(sec.scores));
+    if (sec.coverage) body.appendChild(coverageBlock(sec.coverage));
     if (sec.tokens) body.appendChild(el("p", { text: "tokens: " + sec.tokens.total + " (input " + sec.tokens.input +
       ", output " + sec.tokens.output + ") in " + sec.tokens.model_calls + " model call(s)" }));
     var v = sec.view;
@@ -113,6 +114,20 @@
     body.appendChild(el("h3", { text: "Span waterfall" }));
     body.appendChild(buildWaterfall(ctx));
     if (v.agents.length) { body.appendChild(el("h3", { text: "Per agent" })); body.appendChild(agentsTable(v.agents)); }
+  }
+
+  /* what no check examined, and the checks that passed vacuously (Coverage.to_dict) */
+  function coverageBlock(c) {
+    var seen = 0, total = 0;
+    Object.keys(c.totals || {}).forEach(function (k) { seen += c.totals[k][0]; total += c.totals[k][1]; });
+    var box = el("div", { cls: "coverage" }, [el("p", { text: "coverage: " + seen + " of " + total +
+      " records examined by " + c.checks + " check(s)" })]);
+    var missed = c.not_examined || [], vacuous = c.vacuous || [];
+    if (missed.length) box.appendChild(el("ul", { cls: "not-examined", "aria-label": "not examined" },
+      missed.map(function (r) { return el("li", { text: "not examined: " + r.kind + " " + r.text }); })));
+    if (vacuous.length) box.appendChild(el("ul", { cls: "vacuous", "aria-label": "vacuous checks" },
+      vacuous.map(function (v) { return el("li", { text: "vacuous: " + v.where + " " + v.check + ": " + v.why }); })));
+    return box;
   }
 
   function scoresTable(scores) {
