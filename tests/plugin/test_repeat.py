@@ -62,13 +62,30 @@ def run(pytester: pytest.Pytester) -> Any:
 def _check_flaky_results(result: pytest.RunResult, tests: dict[str, dict[str, Any]]) -> None:
     result.assert_outcomes(passed=2, failed=2)
     good = tests["test_good_enough"]["repeat"]
+    details = good.pop("run_details")
+    assert [d["outcome"] for d in details] == ["passed", "failed", "passed", "failed", "passed"]
+    assert all(d["duration_s"] >= d["call_s"] > 0 for d in details)
     assert good == {
         "runs": 5,
+        "planned": 5,
         "passed": 3,
         "counted": 5,
         "pass_rate": 0.6,
         "min_pass_rate": 0.6,
         "outcomes": ["passed", "failed", "passed", "failed", "passed"],
+        # Clopper-Pearson for 3 of 5: the 2.5% quantile of Beta(3, 3) and the 97.5% one of Beta(4, 2)
+        "interval": {
+            "method": "clopper-pearson",
+            "confidence": 0.95,
+            "low": pytest.approx(0.146633, abs=1e-6),
+            "high": pytest.approx(0.947255, abs=1e-6),
+        },
+        "pass_hat_k": {"3": pytest.approx(0.1)},  # C(3, 3) / C(5, 3)
+        "pass_at_k": {"3": 1.0},  # 1 - C(2, 3) / C(5, 3)
+        "verdict": "rate",
+        "ok": True,
+        "stop": None,
+        "text": "passed 3/5 (60%; 95% CI 0.15-0.95), needed >= 0.6: passed",
     }
     assert tests["test_good_enough"]["outcome"] == "passed"
     scores = tests["test_good_enough"]["scores"]
@@ -84,7 +101,8 @@ def _check_flaky_results(result: pytest.RunResult, tests: dict[str, dict[str, An
     assert tests["test_always_passes"]["repeat"]["pass_rate"] == 1.0
     result.stdout.fnmatch_lines(
         [
-            "*traceassert_repeat: 3 of 5 run(s) passed (pass rate 60%), min_pass_rate 80%",
+            "*traceassert_repeat: passed 3/5 (60%; 95% CI 0.15-0.95), needed >= 0.8: failed",
+            "pass^3 0.10, pass@3 1.00",
             "run 1: failed: AssertionError: run 0 of not_good_enough went wrong*",
             "run 2: passed",
             "*--- last failure (run 3) ---*",
@@ -92,15 +110,19 @@ def _check_flaky_results(result: pytest.RunResult, tests: dict[str, dict[str, An
         consecutive=False,
     )
     for line in (  # the summary lists tests in the order they finished (any order under xdist)
-        "repeated test_flaky.py::test_good_enough: 3/5 runs passed (60.0%, min_pass_rate 60.0%) -> passed",
-        "repeated test_flaky.py::test_not_good_enough: 3/5 runs passed (60.0%, min_pass_rate 80.0%) -> failed",
-        "repeated test_flaky.py::test_must_always_pass: 2/3 runs passed (66.7%, min_pass_rate 100.0%) -> failed",
-        "repeated test_flaky.py::test_always_passes: 4/4 runs passed (100.0%, min_pass_rate 100.0%) -> passed",
+        "repeated test_flaky.py::test_good_enough: passed 3/5 (60%; 95% CI 0.15-0.95), needed >= 0.6: passed; "
+        "pass^3 0.10, pass@3 1.00",
+        "repeated test_flaky.py::test_not_good_enough: passed 3/5 (60%; 95% CI 0.15-0.95), needed >= 0.8: "
+        "failed; pass^3 0.10, pass@3 1.00",
+        "repeated test_flaky.py::test_must_always_pass: passed 2/3 (67%; 95% CI 0.09-0.99), needed >= 1: "
+        "failed; pass^3 0.00, pass@3 1.00",
+        "repeated test_flaky.py::test_always_passes: passed 4/4 (100%; 95% CI 0.40-1.00), needed >= 1: passed; "
+        "pass^3 1.00, pass@3 1.00",
     ):
         assert line in result.stdout.lines
     # a passing repeated test reports its failed runs in a section (-rA shows it)
     result.stdout.fnmatch_lines(
-        ["*traceassert repeat*", "3 of 5 run(s) passed (pass rate 60%), min_pass_rate 60%"]
+        ["*traceassert repeat*", "passed 3/5 (60%; 95% CI 0.15-0.95), needed >= 0.6: passed"]
     )
 
 

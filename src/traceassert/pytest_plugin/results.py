@@ -16,8 +16,9 @@ from typing import Any
 import pytest
 
 from .keys import CAPTURE_KEY, DUMPED_KEY, redaction
+from .repeats import RESULTS_ATTR as _REPORT_ATTR
+from .repeats import RUN_ATTR, RepeatPlugin
 
-_REPORT_ATTR = "traceassert"
 _REPEAT_MARK = "traceassert_repeat"
 
 
@@ -43,10 +44,12 @@ def add_results_options(group: pytest.OptionGroup) -> None:
 def configure_results(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
-        f"{_REPEAT_MARK}(n, min_pass_rate=1.0): run the test n times; it passes when at least "
-        "min_pass_rate of the runs pass (for non-deterministic agents)",
+        f"{_REPEAT_MARK}(n, min_pass_rate=1.0, stop=None, verdict='rate', interval='clopper-pearson', "
+        "k=None, parallel=False): run the test n times; it passes when at least min_pass_rate of the runs "
+        "pass (for non-deterministic agents)",
     )
     config.pluginmanager.register(_ResultsPlugin(config), "traceassert-results")
+    config.pluginmanager.register(RepeatPlugin(config), "traceassert-repeat")
 
 
 class _ResultsPlugin:
@@ -68,15 +71,15 @@ class _ResultsPlugin:
 
     @pytest.hookimpl(wrapper=True, tryfirst=True)
     def pytest_runtest_setup(self, item: pytest.Item) -> Generator[None, None, None]:
-        from .._evaluation import report as _report
         from .._evaluation import results as _results
+        from .._evaluation.repeat import repeat_args
 
         _results.begin_test(item.nodeid)
         result = yield
         marker = item.get_closest_marker(_REPEAT_MARK)
         if marker is not None:
             # a bad mark is this test's setup error (raised after every setup hook ran)
-            _report.repeat_args(marker.args, marker.kwargs)
+            repeat_args(marker.args, marker.kwargs)
         return result
 
     @pytest.hookimpl(wrapper=True)
@@ -105,40 +108,10 @@ class _ResultsPlugin:
             message=self.messages.pop(item.nodeid, ""),
         )
 
-    @pytest.hookimpl(tryfirst=True)
-    def pytest_runtest_protocol(self, item: pytest.Item, nextitem: pytest.Item | None) -> bool | None:
-        marker = item.get_closest_marker(_REPEAT_MARK)
-        config = item.config
-        if marker is None or config.getoption("setuponly", False) or config.getoption("setupplan", False):
-            return None
-        from _pytest.runner import runtestprotocol
-
-        from .._evaluation import report as _report
-
-        try:
-            runs, min_rate = _report.repeat_args(marker.args, marker.kwargs)
-        except (TypeError, ValueError):
-            return None  # run once; the setup hook reports the bad mark
-        ihook = item.ihook
-        ihook.pytest_runtest_logstart(nodeid=item.nodeid, location=item.location)
-        sibling: Any = _report.Sibling(item.listchain()[:-1])
-        all_runs: list[list[pytest.TestReport]] = []
-        for i in range(runs):
-            # each run captures its own spans (and may dump its own trace)
-            if CAPTURE_KEY in item.stash:
-                del item.stash[CAPTURE_KEY]
-            if DUMPED_KEY in item.stash:
-                del item.stash[DUMPED_KEY]
-            all_runs.append(runtestprotocol(item, log=False, nextitem=nextitem if i == runs - 1 else sibling))
-        for report in _combine_runs(item, all_runs, min_rate):
-            ihook.pytest_runtest_logreport(report=report)
-        ihook.pytest_runtest_logfinish(nodeid=item.nodeid, location=item.location)
-        return True
-
     # -- on the controller (or the only process) --------------------------------------------------------
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        if not self.is_worker:
+        if not self.is_worker and RUN_ATTR not in report.__dict__:  # one run of many is no test
             data = report.__dict__.get(_REPORT_ATTR)
             self.results.add(report.nodeid, report, report.duration, hasattr(report, "wasxfail"), data)
 
@@ -167,44 +140,3 @@ class _ResultsPlugin:
         terminalreporter.write_sep("-", "traceassert")
         for line in format_summary(tests, self.report_path, self.html_path):
             terminalreporter.write_line(safe_text(line))
-
-
-def _combine_runs(
-    item: pytest.Item, runs: list[list[pytest.TestReport]], min_rate: float
-) -> list[pytest.TestReport]:
-    """The reports logged for a repeated test: a setup report, one call report whose outcome is the pass
-    rate's verdict, and the last teardown report carrying every run's results."""
-    from .._evaluation.report import combine_runs
-
-    verdict, failures = combine_runs(runs, min_rate, _REPORT_ATTR)
-    last_teardown = runs[-1][-1]
-    setups = [r[0] for r in runs if r[0].passed]
-    if not verdict.counted or not setups:
-        # every run was skipped, or none got past setup: show the first run as it happened
-        return [*runs[0][:-1], last_teardown]
-    summary = verdict.text()
-    longrepr: str | None = None
-    sections = [("traceassert repeat", summary)]
-    if not verdict.ok:
-        run_no, last_bad = next(
-            (i, bad) for i, bad in reversed(list(enumerate(failures, 1))) if bad is not None
-        )
-        longrepr = (
-            f"{_REPEAT_MARK}: {summary}\n\n--- last failure (run {run_no}) ---\n{last_bad.longreprtext}"
-        )
-        sections = [*last_bad.sections, *sections]
-    calls = [r for reports in runs for r in reports if r.when == "call"]
-    call = pytest.TestReport(
-        item.nodeid,
-        item.location,
-        dict.fromkeys(item.keywords, 1),
-        "passed" if verdict.ok else "failed",
-        longrepr,
-        "call",
-        sections,
-        duration=sum(r.duration for r in calls),
-        start=calls[0].start if calls else 0,
-        stop=calls[-1].stop if calls else 0,
-        user_properties=item.user_properties,
-    )
-    return [setups[0], call, last_teardown]
