@@ -207,6 +207,9 @@ def _parser() -> argparse.ArgumentParser:
     from ._golden.commands import add_commands
 
     add_commands(sub, _load, add_format)
+    from ._history.commands import add_history_command
+
+    add_history_command(sub)
     return parser
 
 

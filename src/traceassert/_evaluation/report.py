@@ -66,7 +66,7 @@ class SessionResults:
             entry.update({k: data.get(k) for k in ("tokens", "trace_path", "repeat")})
             entry["scores"] = list(data.get("scores") or [])
             # kept only when known: the models the run called, the regression gates' results
-            entry.update({k: data[k] for k in ("models", "gates") if data.get(k)})
+            entry.update({k: data[k] for k in ("models", "gates", "call_s") if data.get(k)})
             if isinstance(data.get("html"), Mapping):
                 self.html[nodeid] = dict(data["html"])
 
@@ -75,7 +75,7 @@ class SessionResults:
 
     def worth_reporting(self) -> bool:
         """True when a test recorded a score or was repeated."""
-        return any(t["scores"] or t["repeat"] for t in self.entries.values())
+        return any(t["scores"] or t["repeat"] or t.get("gates") for t in self.entries.values())
 
 
 # -- the session summary and the report file ----------------------------------------------------------

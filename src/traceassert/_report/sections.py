@@ -1,8 +1,10 @@
 """The report's sections: one per test of a pytest session (failed first), or one per trace of a file.
 
 The page data is ``{"title", "kind", "summary", "sections"}``; a section is ``{"title", "outcome",
-"duration_s", "message", "scores", "repeat", "tokens", "view"}`` where ``view`` is a `view.trace_view`
-(None for a test that captured no spans).
+"duration_s", "message", "scores", "repeat", "tokens", "history", "gates", "view"}`` where ``view`` is a
+`view.trace_view` (None for a test that captured no spans), ``repeat`` the repeated test's verdict with its
+interval and estimators (``text`` states it), ``history`` its latest verdicts (``outcome``, ``pass_rate``)
+and ``gates`` the regression gates' results (``text``).
 """
 
 from __future__ import annotations
@@ -57,6 +59,9 @@ def session_page(
             "scores": t.get("scores") or [],
             "repeat": t.get("repeat"),
             "tokens": t.get("tokens"),
+            # with --traceassert-history: the test's latest verdicts (oldest first) and its gates' results
+            "history": t.get("history"),
+            "gates": t.get("gates"),
         }
         section = _redacted(jsonable(fields), redact)
         sections.append({**section, "view": extra.get("view")})

@@ -18,16 +18,12 @@ from typing import Any
 
 import pytest
 
-from .keys import CAPTURE_KEY, DUMPED_KEY
+from .keys import CAPTURE_KEY, DUMPED_KEY, RESULTS_ATTR, RUN_ATTR
 
-__all__ = ["RESULTS_ATTR", "RUN_ATTR", "RepeatPlugin"]
-
-#: the report attribute holding a run's (or a test's) results dict
-RESULTS_ATTR = "traceassert"
-#: the report attribute of one run of a test repeated in parallel
-RUN_ATTR = "traceassert_run"
+__all__ = ["RepeatPlugin"]
 _RUN_PARAM = "_traceassert_repeat_run"
 _MARK = "traceassert_repeat"
+_GATE_MARK = "traceassert_gate"
 
 
 def _options(item_or_definition: Any) -> Any:
@@ -41,6 +37,11 @@ def _options(item_or_definition: Any) -> Any:
         return repeat_args(marker.args, marker.kwargs)
     except (TypeError, ValueError):
         return None
+
+
+def _mark_values(marker: pytest.Mark | None) -> dict[str, Any]:
+    """A mark's arguments as plain values (they travel from an xdist worker to the controller)."""
+    return {"args": list(marker.args), "kwargs": dict(marker.kwargs)} if marker is not None else {}
 
 
 def _run_id(i: int, n: int) -> str:
@@ -154,7 +155,8 @@ class RepeatPlugin:
             "group": _strip(item.nodeid, item.name, base),
             "index": index,
             "location": [path, line, _strip(domain, item.name, base)],
-            "mark": {"args": list(marker.args), "kwargs": dict(marker.kwargs)} if marker else {},
+            "mark": _mark_values(marker),
+            "gate": _mark_values(item.get_closest_marker(_GATE_MARK)),
             "outcome": outcome,
             "crash": crash_line(bad.longrepr) if bad is not None else "",
             "failure": bad.longreprtext if bad is not None else "",
@@ -235,8 +237,11 @@ def _combined_reports(
     if not verdict.counted or not setups:
         # every run was skipped, or none got past setup: show the first run as it happened
         return [*runs[0][:-1], last_teardown]
+    gate = _gate(item.config, item.nodeid, _mark_values(item.get_closest_marker(_GATE_MARK)), last_teardown)
     bad = next((bad for bad in reversed(list(enumerate(failures, 1))) if bad[1] is not None), None)
-    longrepr, sections = _verdict_text(verdict, bad[0] if bad else 0, bad[1].longreprtext if bad else "")
+    longrepr, sections = _verdict_text(
+        verdict, bad[0] if bad else 0, bad[1].longreprtext if bad else "", gate
+    )
     if bad is not None and not verdict.ok:
         sections = [*bad[1].sections, *sections]
     calls = [r for reports in runs for r in reports if r.when == "call"]
@@ -244,7 +249,7 @@ def _combined_reports(
         item.nodeid,
         item.location,
         dict.fromkeys(item.keywords, 1),
-        "passed" if verdict.ok else "failed",
+        "passed" if longrepr is None else "failed",
         longrepr,
         "call",
         sections,
@@ -256,13 +261,26 @@ def _combined_reports(
     return [setups[0], call, last_teardown]
 
 
-def _verdict_text(verdict: Any, run_no: int, failure: str) -> tuple[str | None, list[tuple[str, str]]]:
-    """The failure text (None when the verdict passed) and the report section of a verdict."""
+def _gate(config: pytest.Config, nodeid: str, mark: dict[str, Any], teardown: Any) -> str | None:
+    """The failure text of a repeated test's regression gates (None: no gate, or it let the test pass)."""
+    data = teardown.__dict__.get(RESULTS_ATTR)
+    if not mark or not isinstance(data, dict):
+        return None
+    from .gates import gate_runs
+
+    return gate_runs(config, nodeid, mark, data, warn=True)
+
+
+def _verdict_text(
+    verdict: Any, run_no: int, failure: str, gate: str | None = None
+) -> tuple[str | None, list[tuple[str, str]]]:
+    """The failure text (None when the verdict and the gates passed) and the report section."""
     summary = verdict.text()
+    sections = [("traceassert repeat", summary)]
     if verdict.ok:
-        return None, [("traceassert repeat", summary)]
+        return (None if gate is None else f"{gate}\n\n{_MARK}: {summary}"), sections
     last = f"\n\n--- last failure (run {run_no}) ---\n{failure}" if run_no else ""
-    return f"{_MARK}: {summary}{last}", [("traceassert repeat", summary)]
+    return f"{_MARK}: {summary}{last}" + (f"\n\n{gate}" if gate else ""), sections
 
 
 def _log_verdict(config: pytest.Config, nodeid: str, runs: list[dict[str, Any]]) -> None:
@@ -283,16 +301,22 @@ def _log_verdict(config: pytest.Config, nodeid: str, runs: list[dict[str, Any]])
     data = verdict.merge([r.get("results") for r in runs], details)
     location = tuple(runs[0].get("location") or (nodeid, None, nodeid))
     bad = next(((i, r) for i, r in reversed(list(enumerate(runs, 1))) if r.get("failure")), None)
-    longrepr, sections = _verdict_text(verdict, bad[0] if bad else 0, str(bad[1]["failure"]) if bad else "")
-    duration = sum(float(r.get("duration_s") or 0.0) for r in runs)
     every = verdict.counted > 0
+    gate = None
+    if every and runs[0].get("gate"):
+        from .gates import gate_runs
+
+        gate = gate_runs(config, nodeid, runs[0]["gate"], data, warn=False)  # the summary says it
+    failure = str(bad[1]["failure"]) if bad else ""
+    longrepr, sections = _verdict_text(verdict, bad[0] if bad else 0, failure, gate)
+    duration = sum(float(r.get("duration_s") or 0.0) for r in runs)
     reports = [
         pytest.TestReport(nodeid, location, {}, "passed", None, "setup", []),
         pytest.TestReport(
             nodeid,
             location,
             {},
-            ("passed" if verdict.ok else "failed") if every else "skipped",
+            ("passed" if longrepr is None else "failed") if every else "skipped",
             longrepr if every else (str(location[0]), location[1], "every run was skipped"),
             "call",
             sections,

@@ -15,9 +15,9 @@ from typing import Any
 
 import pytest
 
-from .keys import CAPTURE_KEY, DUMPED_KEY, redaction
-from .repeats import RESULTS_ATTR as _REPORT_ATTR
-from .repeats import RUN_ATTR, RepeatPlugin
+from .keys import CALL_KEY, CAPTURE_KEY, DUMPED_KEY, GATES_KEY, RUN_ATTR, redaction
+from .keys import RESULTS_ATTR as _REPORT_ATTR
+from .repeats import RepeatPlugin
 
 _REPEAT_MARK = "traceassert_repeat"
 
@@ -39,6 +39,9 @@ def add_results_options(group: pytest.OptionGroup) -> None:
         help="write one self-contained HTML page to FILE: each test's invocation tree and span waterfall, "
         "failed tests first (secrets redacted)",
     )
+    from .history import add_history_options
+
+    add_history_options(group)
 
 
 def configure_results(config: pytest.Config) -> None:
@@ -50,6 +53,11 @@ def configure_results(config: pytest.Config) -> None:
     )
     config.pluginmanager.register(_ResultsPlugin(config), "traceassert-results")
     config.pluginmanager.register(RepeatPlugin(config), "traceassert-repeat")
+    from .gates import GatePlugin
+    from .history import HistoryPlugin
+
+    config.pluginmanager.register(HistoryPlugin(config), "traceassert-history")
+    config.pluginmanager.register(GatePlugin(config), "traceassert-gates")
 
 
 class _ResultsPlugin:
@@ -66,6 +74,7 @@ class _ResultsPlugin:
         self.is_worker = hasattr(config, "workerinput")
         self.results = SessionResults()
         self.redact = redaction(config)
+        self.history = bool(config.getoption("--traceassert-history", None))
 
     # -- on the process that runs the test ------------------------------------------------------------
 
@@ -75,6 +84,11 @@ class _ResultsPlugin:
         from .._evaluation.repeat import repeat_args
 
         _results.begin_test(item.nodeid)
+        # what an earlier run of the item left
+        if CALL_KEY in item.stash:
+            del item.stash[CALL_KEY]
+        if GATES_KEY in item.stash:
+            del item.stash[GATES_KEY]
         result = yield
         marker = item.get_closest_marker(_REPEAT_MARK)
         if marker is not None:
@@ -91,22 +105,28 @@ class _ResultsPlugin:
             from .._report.results import failure_message
 
             self.messages[item.nodeid] = failure_message(call.excinfo, report.longrepr)
+        if report.when == "call":
+            item.stash[CALL_KEY] = report.duration
         if report.when == "teardown":
             report.__dict__[_REPORT_ATTR] = self._finish_run(item)
         return report
 
     def _finish_run(self, item: pytest.Item) -> dict[str, Any]:
         from .._report.results import run_results
+        from .history import add_run_facts
 
         cap = item.stash.get(CAPTURE_KEY, None)
-        return run_results(
-            cap.trace() if cap is not None else None,
-            tokens_wanted=bool(self.report_path or self.html_path or item.get_closest_marker(_REPEAT_MARK)),
+        trace = cap.trace() if cap is not None else None
+        wanted = self.report_path or self.html_path or self.history or item.get_closest_marker(_REPEAT_MARK)
+        data = run_results(
+            trace,
+            tokens_wanted=bool(wanted),
             trace_path=item.stash.get(DUMPED_KEY, None),
             html=self.html_path is not None,
             redact=self.redact,
             message=self.messages.pop(item.nodeid, ""),
         )
+        return add_run_facts(item, data, trace)
 
     # -- on the controller (or the only process) --------------------------------------------------------
 
