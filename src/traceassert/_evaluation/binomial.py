@@ -121,12 +121,16 @@ def beta_quantile(q: float, a: float, b: float) -> float:
     return (low + high) / 2.0 if high - low > 0 else x
 
 
-@functools.lru_cache(maxsize=4096)
 def clopper_pearson(passed: int, n: int, confidence: float = 0.95) -> tuple[float, float] | None:
     """The exact (Clopper-Pearson) interval of the pass probability after ``passed`` of ``n`` runs
     passed; None when no run counted."""
     _check_counts(passed, n)
     _check_confidence(confidence)
+    return _clopper_pearson(passed, n, float(confidence))
+
+
+@functools.lru_cache(maxsize=4096)  # a stop rule asks for the same counts again and again
+def _clopper_pearson(passed: int, n: int, confidence: float) -> tuple[float, float] | None:
     if n == 0:
         return None
     tail = (1.0 - confidence) / 2.0
@@ -135,11 +139,15 @@ def clopper_pearson(passed: int, n: int, confidence: float = 0.95) -> tuple[floa
     return low, high
 
 
-@functools.lru_cache(maxsize=4096)
 def wilson(passed: int, n: int, confidence: float = 0.95) -> tuple[float, float] | None:
     """The Wilson score interval of the pass probability; None when no run counted."""
     _check_counts(passed, n)
     _check_confidence(confidence)
+    return _wilson(passed, n, float(confidence))
+
+
+@functools.lru_cache(maxsize=4096)
+def _wilson(passed: int, n: int, confidence: float) -> tuple[float, float] | None:
     if n == 0:
         return None
     z = NormalDist().inv_cdf(1.0 - (1.0 - confidence) / 2.0)

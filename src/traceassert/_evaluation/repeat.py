@@ -59,28 +59,29 @@ class RepeatOptions:
         return self.k or (min(3, self.n),)
 
     def stop_now(self, outcomes: Sequence[str]) -> Decision | None:
-        """Whether the runs so far (``outcomes``, in order) end the repeats before the last planned one."""
-        if self.stop is None or len(outcomes) >= self.n:
-            return None
-        sprt = self.sprt
-        if sprt is not None:
-            decision = sprt.decide(_counted(outcomes))
-            return decision if decision.ok is not None else None
-        passed = outcomes.count("passed")
-        counted = sum(o != "skipped" for o in outcomes)
-        ok = settled(self.rule, passed, counted, self.n - len(outcomes))
-        if ok is None:
-            return None
-        return Decision(ok, len(outcomes), "no further run could change the verdict")
+        """Whether the runs so far (``outcomes``, in order) have decided: the stop option's decision."""
+        return first_stop(self, outcomes)
 
 
 def first_stop(options: RepeatOptions, outcomes: Sequence[str]) -> Decision | None:
-    """Where the stop option would have ended runs made in this order (runs made in parallel all
-    run; their verdict is the one a run in order would have given)."""
-    for i in range(1, len(outcomes) + 1):
-        decision = options.stop_now(outcomes[:i])
-        if decision is not None:
-            return decision
+    """Where the stop option decides on runs made in this order (None: it does not, and the rule decides
+    on every run). Runs made in parallel all run; their verdict is the one a run in order would have
+    given. The sequential test's decision is the verdict even at the last planned run; the settled
+    verdict at the last run is simply the verdict, and no stop."""
+    if options.stop is None:
+        return None
+    sprt = options.sprt
+    if sprt is not None:
+        decision = sprt.decide(_counted(outcomes[: options.n]))
+        return decision if decision.ok is not None else None
+    rule = options.rule
+    passed = counted = 0
+    for done, outcome in enumerate(outcomes[: options.n - 1], 1):
+        passed += outcome == "passed"
+        counted += outcome != "skipped"
+        ok = settled(rule, passed, counted, options.n - done)
+        if ok is not None:
+            return Decision(ok, done, "no further run could change the verdict")
     return None
 
 
@@ -205,7 +206,8 @@ class RepeatVerdict:
         if skipped:
             head += f"; {skipped} skipped"
         if self.decision is not None:
-            head += f" (stopped after {self.decision.after} of {options.n} runs: {self.decision.reason})"
+            ended = "stopped" if self.decision.after < options.n else "decided"
+            head += f" ({ended} after {self.decision.after} of {options.n} runs: {self.decision.reason})"
         elif len(self.outcomes) < options.n:
             head += f" (only {len(self.outcomes)} of {options.n} runs ran)"
         elif options.stop == "sprt":

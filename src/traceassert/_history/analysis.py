@@ -111,6 +111,8 @@ def drift(
             if not a or not b:
                 unknown += 1
                 continue
+            if len({*a, *b}) == 1:
+                continue  # every value the same: no change
             result = rank_sum_test(a, b, "two-sided")
             if result.min_p_value > alpha:
                 unknown += 1
