@@ -18,7 +18,9 @@ def _enumerated(new: list[float], history: list[float], alternative: str) -> flo
     order = sorted(pooled)
     rank = {v: (order.index(v) + len(order) - order[::-1].index(v) + 1) / 2 for v in pooled}
     observed = sum(rank[v] for v in new)
-    sums = [sum(rank[pooled[i]] for i in pick) for pick in itertools.combinations(range(len(pooled)), len(new))]
+    sums = [
+        sum(rank[pooled[i]] for i in pick) for pick in itertools.combinations(range(len(pooled)), len(new))
+    ]
     upper = sum(s >= observed - 1e-9 for s in sums) / len(sums)
     lower = sum(s <= observed + 1e-9 for s in sums) / len(sums)
     return {"greater": upper, "less": lower, "two-sided": min(1.0, 2 * min(upper, lower))}[alternative]
@@ -73,7 +75,28 @@ def test_bad_samples() -> None:
         rank_sum_test([float("nan")], [1.0])
 
 
-HISTORY = [640.0, 646, 650, 646, 655, 644, 646, 652, 648, 646, 641, 659, 646, 650, 645, 646, 651, 643, 647, 646]
+HISTORY = [
+    640.0,
+    646,
+    650,
+    646,
+    655,
+    644,
+    646,
+    652,
+    648,
+    646,
+    641,
+    659,
+    646,
+    650,
+    645,
+    646,
+    651,
+    643,
+    647,
+    646,
+]
 
 
 def test_a_significant_rise_fails_and_names_the_test_and_p_value() -> None:
@@ -123,7 +146,10 @@ def test_the_gate_cannot_tell_rather_than_pass() -> None:
     )
     # nothing moved at all: no change, whatever the history's length
     same = judge(spec, "tokens", [646.0], [646.0] * 6)
-    assert same["verdict"] == "passed" and same["text"] == "tokens: no change: each of the 1 new and 6 past run(s) has 646"
+    assert (
+        same["verdict"] == "passed"
+        and same["text"] == "tokens: no change: each of the 1 new and 6 past run(s) has 646"
+    )
 
 
 def test_run_values() -> None:
@@ -132,7 +158,11 @@ def test_run_values() -> None:
         "call_s": 1.5,
         "scores": [{"name": "q", "value": 0.5}, {"name": "q", "value": 1.0}, {"name": "q", "value": "good"}],
     }
-    assert (run_value("tokens", run), run_value("duration", run), run_value("score:q", run)) == (646.0, 1.5, 0.75)
+    assert (run_value("tokens", run), run_value("duration", run), run_value("score:q", run)) == (
+        646.0,
+        1.5,
+        0.75,
+    )
     assert run_value("score:other", run) is None and run_value("tokens", {"tokens": None}) is None
     assert run_value("duration", {"call_s": float("nan")}) is None
 

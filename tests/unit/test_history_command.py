@@ -65,7 +65,9 @@ def test_json_and_a_filter(database: Path, capsys: pytest.CaptureFixture[str]) -
     assert main(["history", str(database), "--json", "--test", "costly", "--last", "3"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert report["tests"] == 1
-    assert report["trends"] == [{"nodeid": "t.py::test_costly", "rates": [1.0, 1.0, 1.0], "passed": 3, "counted": 3}]
+    assert report["trends"] == [
+        {"nodeid": "t.py::test_costly", "rates": [1.0, 1.0, 1.0], "passed": 3, "counted": 3}
+    ]
     (drift,) = report["drift"]
     assert (drift["metric"], drift["before"], drift["after"]) == ("tokens", 602.5, 907.0)
     # one session before the latest 8: too few runs for a two-sided test to reach 0.05 (2/9 at best)
@@ -74,7 +76,9 @@ def test_json_and_a_filter(database: Path, capsys: pytest.CaptureFixture[str]) -
     assert out[-2:] == ["  none", "  (1 test/metric pair(s) with too few runs to tell)"]
 
 
-def test_no_database_is_exit_status_2_and_nothing_is_made(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_no_database_is_exit_status_2_and_nothing_is_made(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     missing = tmp_path / "none.db"
     assert main(["history", str(missing)]) == 2
     assert "no history database there" in capsys.readouterr().err

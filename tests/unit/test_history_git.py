@@ -53,7 +53,9 @@ def test_a_detached_head_and_ci_variables(tmp_path: Path) -> None:
     assert git_revision(tmp_path / "plain", env) == (OTHER, "main")
 
 
-@pytest.mark.parametrize("head", ["ref: refs/heads/../../../etc/passwd", "garbage", "ref: refs/heads/none", ""])
+@pytest.mark.parametrize(
+    "head", ["ref: refs/heads/../../../etc/passwd", "garbage", "ref: refs/heads/none", ""]
+)
 def test_what_cannot_be_read_is_unknown(tmp_path: Path, head: str) -> None:
     _repo(tmp_path, head)
     assert git_revision(tmp_path, {"GITHUB_SHA": "not-a-sha"})[0] is None
@@ -65,5 +67,7 @@ def test_the_revision_of_a_real_repository() -> None:
     if (git is None or not (root / ".git").exists()) and os.environ.get("CI") != "true":
         pytest.skip("no git checkout here")
     assert git is not None
-    expected = subprocess.run([git, "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True, check=True)
+    expected = subprocess.run(
+        [git, "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True, check=True
+    )
     assert git_revision(root)[0] == expected.stdout.strip()

@@ -44,7 +44,8 @@ def _repeated(nodeid: str, outcomes: list[str]) -> dict[str, Any]:
         "scores": [{"name": "quality", "value": 0.5 + i / 10, "run": i} for i in range(1, len(outcomes) + 1)],
         "repeat": {
             "run_details": [
-                {"outcome": o, "duration_s": 1.0, "call_s": 0.5 + i, "tokens": 300 + i} for i, o in enumerate(outcomes)
+                {"outcome": o, "duration_s": 1.0, "call_s": 0.5 + i, "tokens": 300 + i}
+                for i, o in enumerate(outcomes)
             ]
         },
     }
@@ -100,7 +101,9 @@ def test_a_version_1_file_is_migrated_to_version_2_with_its_scores(tmp_path: Pat
     try:
         db = store.db
         assert db.execute("PRAGMA user_version").fetchone()[0] == 2
-        rows = db.execute("SELECT r.nodeid, s.name, s.value, s.label, s.passed FROM scores s JOIN results r ON r.id = s.result")
+        rows = db.execute(
+            "SELECT r.nodeid, s.name, s.value, s.label, s.passed FROM scores s JOIN results r ON r.id = s.result"
+        )
         assert sorted(rows.fetchall()) == [
             ("t.py::test_a", "ok", 1.0, None, None),
             ("t.py::test_a", "quality", 0.75, None, 1),
@@ -109,7 +112,9 @@ def test_a_version_1_file_is_migrated_to_version_2_with_its_scores(tmp_path: Pat
         assert db.execute("SELECT COUNT(*) FROM results WHERE scores IS NOT NULL").fetchone()[0] == 0
         assert baseline(db, "t.py::test_a", "score:quality", 5) == [0.75]
         assert baseline(db, "t.py::test_a", "tokens", 5) == [600.0]
-        assert "results_by_test" in {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='index'")}
+        assert "results_by_test" in {
+            r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='index'")
+        }
         # the migrated file takes new sessions
         store.add_test(store.open_session("new", 2.0, None, None), _plain("t.py::test_a"))
         assert baseline(db, "t.py::test_a", "tokens", 5) == [646.0, 600.0]

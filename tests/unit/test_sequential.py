@@ -23,7 +23,9 @@ def _verdict(options: RepeatOptions, outcomes: list[str]) -> tuple[bool, int]:
     """The verdict with the stop option, and the runs it used."""
     decision = first_stop(options, outcomes)
     used = outcomes[: decision.after] if decision else outcomes
-    return RepeatVerdict(tuple(used), options.min_pass_rate, ("",) * len(used), options, decision).ok, len(used)
+    return RepeatVerdict(tuple(used), options.min_pass_rate, ("",) * len(used), options, decision).ok, len(
+        used
+    )
 
 
 def _simulate(options: RepeatOptions, p: float, seed: int) -> list[tuple[list[str], bool, int]]:
@@ -125,7 +127,7 @@ def test_stop_options_are_checked() -> None:
         repeat_args((5,), {"stop": "soon"})
     with pytest.raises(TypeError, match="alpha belong"):
         repeat_args((5,), {"alpha": 0.1})
-    with pytest.raises(ValueError, match="beta is a number strictly between 0 and 0.5, got 0.7"):
+    with pytest.raises(ValueError, match=r"beta is a number strictly between 0 and 0\.5, got 0\.7"):
         repeat_args((5,), {"stop": "sprt", "beta": 0.7})
     with pytest.raises(ValueError, match="verdict must be 'rate' or 'interval'"):
         repeat_args((5,), {"verdict": "lower"})

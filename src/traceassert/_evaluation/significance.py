@@ -12,9 +12,10 @@ extreme as the one observed.
 - Large samples (where counting would be slow): the normal approximation with the tie correction and a
   continuity correction.
 
-A test this honest cannot reject with too little history: with one new value and 7 runs of history the
-smallest p-value it can give is 1/8. `rank_sum_test` says what the smallest reachable p-value is, so a
-gate can answer "cannot tell" instead of passing silently.
+A test this honest cannot reject with too little history: with k new values and m runs of history the
+smallest p-value it can give is 1 / C(m + k, k) (1/8 for one new value and 7 past ones; twice that when
+two-sided). `rank_sum_test` says what it is, so a gate can answer "cannot tell" instead of passing
+silently.
 """
 
 from __future__ import annotations
@@ -37,7 +38,8 @@ class RankSumResult:
     """The outcome of `rank_sum_test`."""
 
     p_value: float
-    #: the smallest p-value this test could give with these sample sizes and ties
+    #: the smallest p-value this test can give with these sample sizes (every new value beyond every past
+    #: one): when it is above the level, the test cannot reject whatever the values
     min_p_value: float
     #: the U statistic of the new values (pairs new > history, ties counted one half)
     u: float
@@ -74,13 +76,10 @@ def _rank_sum_counts(doubled: Sequence[int], k: int) -> list[int]:
     return rows[k]
 
 
-def _tails(counts: list[int], observed: int) -> tuple[float, float, float, float]:
-    """P(sum >= observed), P(sum <= observed), and the same at the two extremes reachable."""
+def _tails(counts: list[int], observed: int) -> tuple[float, float]:
+    """P(sum >= observed), P(sum <= observed)."""
     total = sum(counts)
-    reachable = [s for s, c in enumerate(counts) if c]
-    upper = sum(counts[observed:]) / total
-    lower = sum(counts[: observed + 1]) / total
-    return upper, lower, counts[reachable[-1]] / total, counts[reachable[0]] / total
+    return sum(counts[observed:]) / total, sum(counts[: observed + 1]) / total
 
 
 def rank_sum_test(
@@ -100,25 +99,23 @@ def rank_sum_test(
     rank_sum = sum(ranks[:k])
     u = rank_sum - k * (k + 1) / 2.0
     doubled = [round(2 * r) for r in ranks]
-    if 2 * (k + m) ** 2 * k * k <= _EXACT_BUDGET:
-        counts = _rank_sum_counts(doubled, k)
-        upper, lower, at_max, at_min = _tails(counts, round(2 * rank_sum))
-        exact = True
+    exact = 2 * (k + m) ** 2 * k * k <= _EXACT_BUDGET
+    if exact:
+        upper, lower = _tails(_rank_sum_counts(doubled, k), round(2 * rank_sum))
     else:
-        upper, lower, at_max, at_min = _normal_tails(ranks, k, m, rank_sum)
-        exact = False
+        upper, lower = _normal_tails(ranks, k, m, rank_sum)
+    # the most extreme result these sizes allow: every new value beyond every past one
+    reach = 1.0 / math.comb(k + m, k)
     if alternative == "greater":
-        p, reach = upper, at_max
+        p = upper
     elif alternative == "less":
-        p, reach = lower, at_min
+        p = lower
     else:
-        p, reach = min(1.0, 2.0 * min(upper, lower)), min(1.0, 2.0 * min(at_max, at_min))
-    return RankSumResult(min(p, 1.0), reach, u, exact)
+        p, reach = 2.0 * min(upper, lower), 2.0 * reach
+    return RankSumResult(min(p, 1.0), min(reach, 1.0), u, exact)
 
 
-def _normal_tails(
-    ranks: Sequence[float], k: int, m: int, rank_sum: float
-) -> tuple[float, float, float, float]:
+def _normal_tails(ranks: Sequence[float], k: int, m: int, rank_sum: float) -> tuple[float, float]:
     n = k + m
     mean = k * (n + 1) / 2.0
     ties: dict[float, int] = {}
@@ -127,14 +124,10 @@ def _normal_tails(
     correction = sum(t**3 - t for t in ties.values()) / (n * (n - 1)) if n > 1 else 0.0
     variance = k * m / 12.0 * ((n + 1) - correction)
     if variance <= 0:  # every value the same: no change can be seen
-        return 1.0, 1.0, 1.0, 1.0
+        return 1.0, 1.0
     sd = math.sqrt(variance)
     normal = NormalDist()
-    upper = 1.0 - normal.cdf((rank_sum - mean - 0.5) / sd)
-    lower = normal.cdf((rank_sum - mean + 0.5) / sd)
-    top = sum(sorted(ranks)[-k:])
-    bottom = sum(sorted(ranks)[:k])
-    return upper, lower, 1.0 - normal.cdf((top - mean - 0.5) / sd), normal.cdf((bottom - mean + 0.5) / sd)
+    return 1.0 - normal.cdf((rank_sum - mean - 0.5) / sd), normal.cdf((rank_sum - mean + 0.5) / sd)
 
 
 def history_needed(new: int, alpha: float, two_sided: bool = False) -> int:
