@@ -204,6 +204,7 @@ class RepeatPlugin:
         result = yield
         if not self.is_worker:
             for nodeid, runs in self.groups.items():
+                session.testscollected += 1  # the verdict is one more report: progress stays within 100%
                 _log_verdict(self.config, nodeid, sorted(runs, key=lambda r: int(r.get("index") or 0)))
             self.groups.clear()
         return result
