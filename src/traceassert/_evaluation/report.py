@@ -47,7 +47,7 @@ class SessionResults:
         entry = self.entries.get(nodeid)
         if entry is None:
             entry = {"nodeid": nodeid, "outcome": None, "duration_s": 0.0, "scores": []}
-            entry.update(tokens=None, trace_path=None, repeat=None)
+            entry.update(tokens=None, trace_path=None, repeat=None, call_s=None, models=None)
             self.entries[nodeid] = entry
         entry["duration_s"] += duration
         if report.when == "call" or (report.when == "setup" and not report.passed):
@@ -63,10 +63,10 @@ class SessionResults:
             elif entry["outcome"] is None:
                 entry["outcome"] = "passed"
         if isinstance(data, Mapping):
-            entry.update({k: data.get(k) for k in ("tokens", "trace_path", "repeat")})
+            entry.update({k: data.get(k) for k in ("tokens", "trace_path", "repeat", "call_s", "models")})
             entry["scores"] = list(data.get("scores") or [])
-            # kept only when known: the models the run called, the regression gates' results
-            entry.update({k: data[k] for k in ("models", "gates", "call_s") if data.get(k)})
+            if data.get("gates"):  # a test with a traceassert_gate mark
+                entry["gates"] = data["gates"]
             if isinstance(data.get("html"), Mapping):
                 self.html[nodeid] = dict(data["html"])
 
