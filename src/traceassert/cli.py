@@ -216,6 +216,10 @@ def _parser() -> argparse.ArgumentParser:
     from ._fleet.suggest_module import add_suggest_command
 
     add_suggest_command(sub, _load, add_format)
+
+    from ._history.commands import add_history_command
+
+    add_history_command(sub)
     return parser
 
 

@@ -201,6 +201,7 @@ SLOW_PAGES = frozenset(
     {
         "docs/pytest.md",
         "docs/evaluation.md",
+        "docs/flaky-agents.md",
         "docs/invocation-assertions.md",
         "docs/quickstart.md",
         "docs/html-report.md",

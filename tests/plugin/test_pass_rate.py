@@ -49,4 +49,5 @@ def test_the_rate_takes_the_decimals_that_keep_a_failure_and_a_pass(
 
 def test_a_repeated_test_that_failed_once_in_200_runs_is_not_at_100_percent() -> None:
     verdict = RepeatVerdict(("passed",) * 199 + ("failed",), 0.9, ("",) * 199 + ("AssertionError",))
-    assert verdict.text().startswith("199 of 200 run(s) passed (pass rate 99.5%), min_pass_rate 90%")
+    # neither the rate nor the interval's upper bound is rounded up to 1
+    assert verdict.text().startswith("passed 199/200 (99.5%; 95% CI 0.97-0.9999), needed >= 0.9: passed\n")

@@ -101,12 +101,16 @@ def test_report_file_has_one_line_per_test_and_a_summary(project: pytest.Pyteste
             "tokens",
             "trace_path",
             "repeat",
+            "call_s",
+            "models",
         }
         assert isinstance(row["duration_s"], float) and row["repeat"] is None
 
     scored = tests["test_scored"]
     assert scored["outcome"] == "passed" and scored["trace_path"] is None
     assert scored["tokens"] == {"input": 10, "output": 5, "total": 15, "model_calls": 1}
+    assert scored["models"] == ["m"] and scored["call_s"] > 0
+    assert tests["test_setup_error"]["call_s"] is None  # its call never ran
     names = [(s["name"], s["passed"]) for s in scored["scores"]]
     assert names == [("edit_distance", None), ("expectation", True), ("eval:keyword_presence", True)]
     assert scored["scores"][0]["value"] == pytest.approx(1 / 15)

@@ -243,10 +243,10 @@ def test_the_repeat_verdict_and_the_scores_are_in_the_report(
     seen = chromium.run(check)
     assert seen["errors"] == []
     assert seen["repeat"] == (
-        "repeated: 2 of 3 run(s) passed (pass rate 66.7%, min_pass_rate 90.0%); runs: passed, failed, passed"
+        "repeated: passed 2/3 (67%; 95% CI 0.09-0.99), needed >= 0.9: failed; runs: passed, failed, passed"
     )
     # the verdict, then the short message of the failed run (a TraceAssertionError: its short form)
-    assert seen["message"].startswith("2 of 3 run(s) passed")
+    assert seen["message"].startswith("passed 2/3 (67%; 95% CI 0.09-0.99), needed >= 0.9: failed\n")
     assert (
         "--- last failure (run 2) ---\ncalled_tool('book_flight'): expected at least 1 call(s)"
         in seen["message"]

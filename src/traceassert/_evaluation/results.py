@@ -26,6 +26,7 @@ __all__ = [
     "Score",
     "add_tokens",
     "begin_test",
+    "current_scores",
     "end_test",
     "jsonable",
     "record_score",
@@ -109,6 +110,15 @@ def begin_test(nodeid: str) -> Recorder:
     with _LOCK:
         _ACTIVE.append(rec)
     return rec
+
+
+def current_scores() -> list[Score]:
+    """What the running test recorded so far (the most recent test recording; empty when none)."""
+    with _LOCK:
+        for rec in reversed(_ACTIVE):
+            if isinstance(rec, _TestRecorder):
+                return list(rec.scores)
+    return []
 
 
 def end_test() -> list[Score]:

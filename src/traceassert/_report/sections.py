@@ -1,9 +1,11 @@
 """The report's sections: one per test of a pytest session (failed first), or one per trace of a file.
 
 The page data is ``{"title", "kind", "summary", "sections"}``; a section is ``{"title", "outcome",
-"duration_s", "message", "scores", "repeat", "tokens", "view", "coverage"}`` where ``view`` is a
-`view.trace_view` (None for a test that captured no spans) and ``coverage`` what no check examined
-(``Coverage.to_dict``, already redacted; None when not measured).
+"duration_s", "message", "scores", "repeat", "tokens", "history", "gates", "view", "coverage"}`` where
+``view`` is a `view.trace_view` (None for a test that captured no spans), ``repeat`` the repeated test's
+verdict with its interval and estimators (``text`` states it), ``history`` its latest verdicts
+(``outcome``, ``pass_rate``), ``gates`` the regression gates' results (``text``) and ``coverage`` what
+no check examined (``Coverage.to_dict``, already redacted; None when not measured).
 """
 
 from __future__ import annotations
@@ -58,6 +60,9 @@ def session_page(
             "scores": t.get("scores") or [],
             "repeat": t.get("repeat"),
             "tokens": t.get("tokens"),
+            # with --traceassert-history: the test's latest verdicts (oldest first) and its gates' results
+            "history": t.get("history"),
+            "gates": t.get("gates"),
         }
         section = _redacted(jsonable(fields), redact)
         sections.append({**section, "view": extra.get("view"), "coverage": extra.get("coverage")})

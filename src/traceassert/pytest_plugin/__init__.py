@@ -127,7 +127,9 @@ def _start_capture(item: pytest.Item) -> Capture:
 
 def _wants_capture(item: pytest.Item) -> bool:
     names = getattr(item, "fixturenames", ())
-    return bool(_FIXTURES.intersection(names)) or item.get_closest_marker("traceassert") is not None
+    if _FIXTURES.intersection(names) or item.get_closest_marker("traceassert") is not None:
+        return True
+    return item.get_closest_marker("traceassert_gate") is not None  # a gate reads the test's tokens
 
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)

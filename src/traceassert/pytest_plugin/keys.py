@@ -2,15 +2,23 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 if TYPE_CHECKING:
     from .._capture import Capture
 
+#: the report attribute holding a run's (or a test's) results dict, and the one of a run of a test repeated
+#: in parallel (`repeats`)
+RESULTS_ATTR = "traceassert"
+RUN_ATTR = "traceassert_run"
+
 CAPTURE_KEY: pytest.StashKey[Capture] = pytest.StashKey()
 DUMPED_KEY: pytest.StashKey[str] = pytest.StashKey()
+#: the duration of a test's call phase, and what its regression gates found (traceassert_gate)
+CALL_KEY: pytest.StashKey[float] = pytest.StashKey()
+GATES_KEY: pytest.StashKey[list[dict[str, Any]]] = pytest.StashKey()
 
 
 def redaction(config: pytest.Config) -> bool | list[str]:

@@ -15,9 +15,10 @@ from typing import Any
 
 import pytest
 
-from .keys import CAPTURE_KEY, DUMPED_KEY, redaction
+from .keys import CALL_KEY, CAPTURE_KEY, DUMPED_KEY, GATES_KEY, RUN_ATTR, redaction
+from .keys import RESULTS_ATTR as _REPORT_ATTR
+from .repeats import RepeatPlugin
 
-_REPORT_ATTR = "traceassert"
 _REPEAT_MARK = "traceassert_repeat"
 
 
@@ -38,15 +39,25 @@ def add_results_options(group: pytest.OptionGroup) -> None:
         help="write one self-contained HTML page to FILE: each test's invocation tree and span waterfall, "
         "failed tests first (secrets redacted)",
     )
+    from .history import add_history_options
+
+    add_history_options(group)
 
 
 def configure_results(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
-        f"{_REPEAT_MARK}(n, min_pass_rate=1.0): run the test n times; it passes when at least "
-        "min_pass_rate of the runs pass (for non-deterministic agents)",
+        f"{_REPEAT_MARK}(n, min_pass_rate=1.0, stop=None, verdict='rate', interval='clopper-pearson', "
+        "k=None, parallel=False): run the test n times; it passes when at least min_pass_rate of the runs "
+        "pass (for non-deterministic agents)",
     )
     config.pluginmanager.register(_ResultsPlugin(config), "traceassert-results")
+    config.pluginmanager.register(RepeatPlugin(config), "traceassert-repeat")
+    from .gates import GatePlugin
+    from .history import HistoryPlugin
+
+    config.pluginmanager.register(HistoryPlugin(config), "traceassert-history")
+    config.pluginmanager.register(GatePlugin(config), "traceassert-gates")
 
 
 class _ResultsPlugin:
@@ -63,20 +74,26 @@ class _ResultsPlugin:
         self.is_worker = hasattr(config, "workerinput")
         self.results = SessionResults()
         self.redact = redaction(config)
+        self.history = bool(config.getoption("--traceassert-history", None))
 
     # -- on the process that runs the test ------------------------------------------------------------
 
     @pytest.hookimpl(wrapper=True, tryfirst=True)
     def pytest_runtest_setup(self, item: pytest.Item) -> Generator[None, None, None]:
-        from .._evaluation import report as _report
         from .._evaluation import results as _results
+        from .._evaluation.repeat import repeat_args
 
         _results.begin_test(item.nodeid)
+        # what an earlier run of the item left
+        if CALL_KEY in item.stash:
+            del item.stash[CALL_KEY]
+        if GATES_KEY in item.stash:
+            del item.stash[GATES_KEY]
         result = yield
         marker = item.get_closest_marker(_REPEAT_MARK)
         if marker is not None:
             # a bad mark is this test's setup error (raised after every setup hook ran)
-            _report.repeat_args(marker.args, marker.kwargs)
+            repeat_args(marker.args, marker.kwargs)
         return result
 
     @pytest.hookimpl(wrapper=True)
@@ -88,57 +105,33 @@ class _ResultsPlugin:
             from .._report.results import failure_message
 
             self.messages[item.nodeid] = failure_message(call.excinfo, report.longrepr)
+        if report.when == "call":
+            item.stash[CALL_KEY] = report.duration
         if report.when == "teardown":
             report.__dict__[_REPORT_ATTR] = self._finish_run(item)
         return report
 
     def _finish_run(self, item: pytest.Item) -> dict[str, Any]:
         from .._report.results import run_results
+        from .history import add_run_facts
 
         cap = item.stash.get(CAPTURE_KEY, None)
-        return run_results(
-            cap.trace() if cap is not None else None,
-            tokens_wanted=bool(self.report_path or self.html_path or item.get_closest_marker(_REPEAT_MARK)),
+        trace = cap.trace() if cap is not None else None
+        wanted = self.report_path or self.html_path or self.history or item.get_closest_marker(_REPEAT_MARK)
+        data = run_results(
+            trace,
+            tokens_wanted=bool(wanted),
             trace_path=item.stash.get(DUMPED_KEY, None),
             html=self.html_path is not None,
             redact=self.redact,
             message=self.messages.pop(item.nodeid, ""),
         )
-
-    @pytest.hookimpl(tryfirst=True)
-    def pytest_runtest_protocol(self, item: pytest.Item, nextitem: pytest.Item | None) -> bool | None:
-        marker = item.get_closest_marker(_REPEAT_MARK)
-        config = item.config
-        if marker is None or config.getoption("setuponly", False) or config.getoption("setupplan", False):
-            return None
-        from _pytest.runner import runtestprotocol
-
-        from .._evaluation import report as _report
-
-        try:
-            runs, min_rate = _report.repeat_args(marker.args, marker.kwargs)
-        except (TypeError, ValueError):
-            return None  # run once; the setup hook reports the bad mark
-        ihook = item.ihook
-        ihook.pytest_runtest_logstart(nodeid=item.nodeid, location=item.location)
-        sibling: Any = _report.Sibling(item.listchain()[:-1])
-        all_runs: list[list[pytest.TestReport]] = []
-        for i in range(runs):
-            # each run captures its own spans (and may dump its own trace)
-            if CAPTURE_KEY in item.stash:
-                del item.stash[CAPTURE_KEY]
-            if DUMPED_KEY in item.stash:
-                del item.stash[DUMPED_KEY]
-            all_runs.append(runtestprotocol(item, log=False, nextitem=nextitem if i == runs - 1 else sibling))
-        for report in _combine_runs(item, all_runs, min_rate):
-            ihook.pytest_runtest_logreport(report=report)
-        ihook.pytest_runtest_logfinish(nodeid=item.nodeid, location=item.location)
-        return True
+        return add_run_facts(item, data, trace)
 
     # -- on the controller (or the only process) --------------------------------------------------------
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        if not self.is_worker:
+        if not self.is_worker and RUN_ATTR not in report.__dict__:  # one run of many is no test
             data = report.__dict__.get(_REPORT_ATTR)
             self.results.add(report.nodeid, report, report.duration, hasattr(report, "wasxfail"), data)
 
@@ -167,44 +160,3 @@ class _ResultsPlugin:
         terminalreporter.write_sep("-", "traceassert")
         for line in format_summary(tests, self.report_path, self.html_path):
             terminalreporter.write_line(safe_text(line))
-
-
-def _combine_runs(
-    item: pytest.Item, runs: list[list[pytest.TestReport]], min_rate: float
-) -> list[pytest.TestReport]:
-    """The reports logged for a repeated test: a setup report, one call report whose outcome is the pass
-    rate's verdict, and the last teardown report carrying every run's results."""
-    from .._evaluation.report import combine_runs
-
-    verdict, failures = combine_runs(runs, min_rate, _REPORT_ATTR)
-    last_teardown = runs[-1][-1]
-    setups = [r[0] for r in runs if r[0].passed]
-    if not verdict.counted or not setups:
-        # every run was skipped, or none got past setup: show the first run as it happened
-        return [*runs[0][:-1], last_teardown]
-    summary = verdict.text()
-    longrepr: str | None = None
-    sections = [("traceassert repeat", summary)]
-    if not verdict.ok:
-        run_no, last_bad = next(
-            (i, bad) for i, bad in reversed(list(enumerate(failures, 1))) if bad is not None
-        )
-        longrepr = (
-            f"{_REPEAT_MARK}: {summary}\n\n--- last failure (run {run_no}) ---\n{last_bad.longreprtext}"
-        )
-        sections = [*last_bad.sections, *sections]
-    calls = [r for reports in runs for r in reports if r.when == "call"]
-    call = pytest.TestReport(
-        item.nodeid,
-        item.location,
-        dict.fromkeys(item.keywords, 1),
-        "passed" if verdict.ok else "failed",
-        longrepr,
-        "call",
-        sections,
-        duration=sum(r.duration for r in calls),
-        start=calls[0].start if calls else 0,
-        stop=calls[-1].stop if calls else 0,
-        user_properties=item.user_properties,
-    )
-    return [setups[0], call, last_teardown]

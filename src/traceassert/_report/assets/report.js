@@ -91,9 +91,11 @@
     if (sec.message) body.appendChild(el("pre", { cls: "message", text: sec.message }));
     if (sec.repeat) {
       var r = sec.repeat;
-      body.appendChild(el("p", { cls: "repeat", text: "repeated: " + r.passed + " of " + r.counted + " run(s) passed (pass rate " +
-        pct(r.pass_rate) + ", min_pass_rate " + pct(r.min_pass_rate) + "); runs: " + r.outcomes.join(", ") }));
+      body.appendChild(el("p", { cls: "repeat", text: "repeated: " + (r.text || r.passed + " of " + r.counted + " run(s) passed (pass rate " +
+        pct(r.pass_rate) + ", min_pass_rate " + pct(r.min_pass_rate) + ")") + "; runs: " + r.outcomes.join(", ") }));
     }
+    if (sec.history && sec.history.length) body.appendChild(trend(sec.history));
+    (sec.gates || []).forEach(function (g) { body.appendChild(el("p", { cls: "gate " + g.verdict.replace(" ", "-"), text: "gate: " + g.text })); });
     if (sec.scores && sec.scores.length) body.appendChild(scoresTable(sec.scores));
     if (sec.coverage) body.appendChild(coverageBlock(sec.coverage));
     if (sec.tokens) body.appendChild(el("p", { text: "tokens: " + sec.tokens.total + " (input " + sec.tokens.input +
@@ -127,6 +129,17 @@
       missed.map(function (r) { return el("li", { text: "not examined: " + r.kind + " " + r.text }); })));
     if (vacuous.length) box.appendChild(el("ul", { cls: "vacuous", "aria-label": "vacuous checks" },
       vacuous.map(function (v) { return el("li", { text: "vacuous: " + v.where + " " + v.check + ": " + v.why }); })));
+    return box;
+  }
+
+  // the test's latest verdicts, oldest first: one bar per session, as high as its pass rate
+  function trend(history) {
+    var box = el("p", { cls: "trend", title: "latest sessions, oldest first" }, ["history: "]);
+    history.forEach(function (h) {
+      var rate = h.pass_rate === null || h.pass_rate === undefined ? (h.outcome === "passed" ? 1 : 0) : h.pass_rate;
+      box.appendChild(el("span", { cls: "bar " + (h.outcome || ""), style: "height:" + Math.round(4 + 12 * rate) + "px",
+        title: (h.outcome || "") + (h.pass_rate !== null && h.runs ? " (" + pct(h.pass_rate) + " of " + h.runs + " runs)" : "") + (h.revision ? " @ " + h.revision.slice(0, 12) : "") }));
+    });
     return box;
   }
 
