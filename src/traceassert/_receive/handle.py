@@ -144,7 +144,7 @@ class Receiver:
             spans, notes = join_logs(spans, view.logs)
         where = f"OTLP receiver {self.endpoint}, trace {tid}"
         ledger = self.ledger if tid == self.trace_id else None
-        return Trace(spans, warnings=[*extra, *notes], source=where, ledger=ledger)
+        return Trace(spans, warnings=[*extra, *view.notes, *notes], source=where, ledger=ledger)
 
     def wait(
         self,

@@ -71,7 +71,8 @@ class RemoteReceiver:
         where = f"{self.http_endpoint} trace {trace_id}"
         spans = read_json_request(json.dumps(doc["spans"]).encode(), where).spans
         logs = read_json_request(json.dumps(doc["logs"]).encode(), where).logs
-        return TraceView(tuple(spans), tuple(logs), self._state(doc["state"]))
+        notes = tuple(str(n) for n in doc.get("notes") or ())
+        return TraceView(tuple(spans), tuple(logs), self._state(doc["state"]), notes)
 
     def status(self, trace_id: str) -> dict[str, Any]:
         return self._get(f"status?except={trace_id}")
