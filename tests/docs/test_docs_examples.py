@@ -205,6 +205,7 @@ SLOW_PAGES = frozenset(
         "docs/quickstart.md",
         "docs/html-report.md",
         "docs/frameworks/pydantic-ai.md",
+        "docs/other-processes.md",
         "README.md",
     }
 )

@@ -135,6 +135,8 @@ class Receiver:
         ):
             timeout = 0.0  # waited already, and nothing new came since: no second wait for each check
         outcome = wait_for(self._source, tid, timeout=timeout, quiet=quiet, process=process)
+        if timeout == 0.0 and last is not None and tid == self.trace_id:  # the words say how long in all
+            outcome = dataclasses.replace(outcome, waited=last.waited + outcome.waited)
         if tid == self.trace_id:
             self._last = outcome
         return outcome
