@@ -19,6 +19,9 @@ from .store import State, TraceView
 __all__ = ["RemoteReceiver"]
 
 _POLL = 0.05
+#: the read API is asked directly, never through the proxy the environment names (a CI machine's
+#: HTTP_PROXY would otherwise get the requests to 127.0.0.1)
+_DIRECT = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 
 
 class RemoteReceiver:
@@ -44,7 +47,7 @@ class RemoteReceiver:
     def _get(self, path: str) -> dict[str, Any]:
         url = self.http_endpoint + READ_PREFIX + path
         try:
-            with urllib.request.urlopen(url, timeout=self._timeout) as response:
+            with _DIRECT.open(url, timeout=self._timeout) as response:
                 doc: dict[str, Any] = json.loads(response.read())
                 return doc
         except (OSError, ValueError) as exc:
