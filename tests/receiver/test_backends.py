@@ -287,6 +287,12 @@ def test_bad_addresses_and_arguments_are_refused_before_any_request(server: Fake
         ta.BackendError, match=r"unknown option\(s\) 'api_key' for phoenix \(options: project\)"
     ):
         ta.load_trace(server.url("phoenix", f"?api_key={SECRET}"), trace_id=tid)
+    with pytest.raises(ta.BackendError) as unknown:
+        ta.load_trace(f"zipkin+http://127.0.0.1:{server.port}", trace_id=tid)
+    assert str(unknown.value) == (
+        "zipkin+http://...: not a back end traceassert reads: an address starts with one of jaeger+http://, "
+        "tempo+http://, phoenix+http:// (or https)"
+    )
     with pytest.raises(ta.BackendError, match="option api='v9': one of v2, v1"):
         ta.load_trace(server.url("tempo", "?api=v9"), trace_id=tid)
     with pytest.raises(ta.BackendError, match="trace_id= takes the trace id as 32 hex digits"):

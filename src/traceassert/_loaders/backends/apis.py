@@ -22,7 +22,7 @@ from urllib.parse import quote
 
 from ..._errors import TraceLoadError, TraceNotFoundError
 from .. import LoadResult, Loss, parse_spans
-from .client import Answer, Location, credential_vars, fetch
+from .client import Answer, Location, credential_vars, fetch, scrubbed
 
 __all__ = ["OPTIONS", "read_trace"]
 
@@ -87,8 +87,6 @@ class _Call:
         raise self.location.error(f"it answered {phrase}: {said}", status)
 
     def scrub(self, text: str) -> str:
-        from .client import scrubbed
-
         return scrubbed(text, self.secrets)
 
     def not_found(self, why: str) -> TraceNotFoundError:

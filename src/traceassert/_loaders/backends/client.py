@@ -66,13 +66,17 @@ class Location:
 def parse_location(url: str, kinds: dict[str, tuple[str, ...]]) -> Location:
     """The back end a URL names; ``kinds`` maps each kind to the options it takes."""
     head, sep, _rest = url.partition("://")
-    found = _SCHEME.match(head)
+    found = _SCHEME.match(head.lower())
     if not sep or found is None or found["kind"] not in kinds:
         names = ", ".join(f"{k}+http://" for k in kinds)
+        said = head.lower() if found else "?"
         raise BackendError(
-            f"not a back-end address: it starts with one of {names} (or https)", backend="?", url="?"
+            f"not a back end traceassert reads: an address starts with one of {names} (or https)",
+            backend=found["kind"] if found else "?",
+            url=f"{said}://...",
         )
     kind = found["kind"]
+    url = head.lower() + url[len(head) :]
     parts = urlsplit(url[len(kind) + 1 :])
     shown = f"{kind}+{parts.scheme}://{parts.hostname or ''}" + (f":{parts.port}" if parts.port else "")
     if parts.username is not None or parts.password is not None:
