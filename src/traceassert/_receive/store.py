@@ -70,14 +70,17 @@ class _Entry:
         self.count = 0
         self.rooted = False
         self.first_at = self.last_at = now
-        #: the first batch, for the first span's name and service (made when asked: `others`)
-        self.label: Batch | ProtoBatch | None = None
+        #: the first batch, for the first span's name and service (made when asked: `others`), or them
+        self.label: Batch | ProtoBatch | tuple[str | None, str | None] | None = None
 
     def label_text(self) -> tuple[str | None, str | None]:
         label = self.label
         if label is None:
             return None, None
-        return label_of(label) if isinstance(label, ProtoBatch) else label.label()
+        if isinstance(label, tuple):
+            return label
+        self.label = label_of(label) if isinstance(label, ProtoBatch) else label.label()
+        return self.label  # kept as text: a batch would keep its whole request alive
 
 
 class Store:
@@ -187,6 +190,7 @@ class Store:
             built, notes = build(pending, self._keys)
             with self.changed:
                 entry.spans.extend(built)  # each span is built once (under the build lock)
+                entry.label_text()
                 entry.notes.extend(notes)
                 state = self._state_locked(trace_id)
                 return TraceView(tuple(entry.spans), tuple(entry.logs), state, tuple(entry.notes))
