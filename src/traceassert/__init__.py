@@ -17,10 +17,12 @@ if TYPE_CHECKING:
     from ._checks.redacted import Redacted
     from ._checks.rules.milestones import Milestone, milestone
     from ._errors import (
+        BackendError,
         TraceAssertionError,
         TraceAssertWarning,
         TraceCaptureError,
         TraceLoadError,
+        TraceNotFoundError,
         TraceWriteError,
     )
     from ._evaluation.evals import EvalResult, Fact
@@ -61,6 +63,7 @@ __version__ = "0.1.0"
 #: public name -> private module that defines it
 _EXPORTS: dict[str, str] = {
     "AgentInvocation": "._model.records",
+    "BackendError": "._errors",
     "BehaviourDiff": "._golden",
     "Capture": "._capture",
     "Conversation": "._model.records",
@@ -103,6 +106,7 @@ _EXPORTS: dict[str, str] = {
     "TraceAssertionError": "._errors",
     "TraceCaptureError": "._errors",
     "TraceLoadError": "._errors",
+    "TraceNotFoundError": "._errors",
     "TraceResult": "._fleet",
     "TraceWriteError": "._errors",
     "TrajectoryScore": "._evaluation.trajectory",
@@ -133,6 +137,7 @@ __all__ = [
     "FORMATS",
     "AgentInvocation",
     "AgentSelection",
+    "BackendError",
     "BehaviourDiff",
     "Capture",
     "Conversation",
@@ -173,6 +178,7 @@ __all__ = [
     "TraceAssertionError",
     "TraceCaptureError",
     "TraceLoadError",
+    "TraceNotFoundError",
     "TraceResult",
     "TraceWriteError",
     "TrajectoryScore",

@@ -7,10 +7,12 @@ from collections.abc import Callable
 from typing import Any
 
 __all__ = [
+    "BackendError",
     "TraceAssertWarning",
     "TraceAssertionError",
     "TraceCaptureError",
     "TraceLoadError",
+    "TraceNotFoundError",
     "TraceWriteError",
 ]
 
@@ -107,6 +109,37 @@ class TraceLoadError(ValueError):
         super().__init__(text)
 
 
+class BackendError(TraceLoadError):
+    """A trace could not be read from an observability back end (``load_trace("jaeger+http://...",
+    trace_id=...)``): it could not be reached, refused the request, or answered with something that is
+    not a trace. ``backend`` is its kind (``jaeger``, ``tempo``, ``phoenix``), ``url`` its address as
+    given (never with credentials), ``status`` the HTTP status of the answer (None when none came)."""
+
+    def __init__(self, message: str, *, backend: str, url: str, status: int | None = None) -> None:
+        self.backend = backend
+        self.url = url
+        self.status = status
+        super().__init__(message, path=url)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_rebuild_backend, (type(self), self.args[0], self.backend, self.url, self.status))
+
+
+class TraceNotFoundError(BackendError):
+    """The back end answered and holds no span of the trace (yet: a back end stores what was exported
+    a moment later; ``load_trace(..., wait=SECONDS)`` asks again until it has)."""
+
+
+def _rebuild_backend(
+    cls: type[BackendError], text: str, backend: str, url: str, status: int | None
+) -> BackendError:
+    error = cls.__new__(cls)
+    ValueError.__init__(error, text)
+    error.path, error.position, error.formats_tried = url, None, ()
+    error.backend, error.url, error.status = backend, url, status
+    return error
+
+
 class TraceWriteError(OSError):
     """A trace could not be written where asked: traceassert writes only regular files (never over a
     symbolic link, a directory, a FIFO or a device node)."""
@@ -123,6 +156,14 @@ class TraceAssertWarning(UserWarning):
 
 # shown under the package's public name (``traceassert.TraceAssertionError``), as they are imported: a
 # traceback, pytest's short summary and a pickle (pytest-xdist) name the class users know
-for _public in (TraceAssertWarning, TraceAssertionError, TraceCaptureError, TraceLoadError, TraceWriteError):
+for _public in (
+    BackendError,
+    TraceAssertWarning,
+    TraceAssertionError,
+    TraceCaptureError,
+    TraceLoadError,
+    TraceNotFoundError,
+    TraceWriteError,
+):
     _public.__module__ = "traceassert"
 del _public

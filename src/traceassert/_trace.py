@@ -192,24 +192,71 @@ def load_trace(
     *,
     format: str | None = None,
     max_bytes: int | None = DEFAULT_MAX_BYTES,
+    trace_id: str | None = None,
+    timeout: float = 10.0,
+    wait: float = 0.0,
 ) -> Trace:
-    """Load a file, several files, or a directory of trace files into one ``Trace``.
+    """Load a file, several files, or a directory of trace files into one ``Trace``; or one trace from a
+    running back end, named by a URL whose scheme says which API to speak (``jaeger+http://HOST:16686``,
+    ``tempo+http://HOST:3200``, ``phoenix+http://HOST:6006``; https too) and ``trace_id``.
 
     ``format`` (one of ``FORMATS`` or ``ALIASES``) skips auto-detection. ``max_bytes`` caps the size of
-    each file after decompression (None: no cap). Raises ``TraceLoadError`` for unreadable input, and
+    each file after decompression, and of a back end's answer (None: no cap). ``trace_id`` keeps only
+    the spans of that trace (a back end needs it). Raises ``TraceLoadError`` for unreadable input, and
     for a file without spans (``no spans in FILE``: empty, or cut off before its first span); what
     was repaired (a file cut off, invalid UTF-8) is in ``Trace.warnings`` and is also issued as a
     ``TraceAssertWarning``: such a file was read only in part, and the trace may miss spans (the
     warnings that say so are ``Loss`` strings, listed by ``load_spans(...).partial``).
+
+    A back end: ``timeout`` seconds for each request; ``wait`` seconds to wait for a trace the back end
+    does not hold yet (it stores what was exported a moment later). Credentials come from the
+    environment (``TRACEASSERT_BACKEND_HEADERS``, ``PHOENIX_API_KEY``) and are never shown. Raises
+    ``BackendError`` (a ``TraceLoadError``) when it cannot be reached or answers with an error or
+    something else than a trace, ``TraceNotFoundError`` when it holds no span of the trace.
     """
     import warnings
 
     from ._errors import TraceAssertWarning
+
+    if isinstance(path_or_paths, str) and _is_backend(path_or_paths):
+        if format is not None:
+            raise TypeError("format= is for files: a back end's API says what it answers with")
+        from ._loaders.backends import load_backend
+
+        result, source = load_backend(
+            path_or_paths, trace_id=trace_id, timeout=timeout, wait=wait, max_bytes=max_bytes
+        )
+    else:
+        if wait or timeout != 10.0:
+            raise TypeError("timeout= and wait= are for back ends (a URL such as jaeger+http://HOST:16686)")
+        result, source = _load_files(path_or_paths, format, max_bytes, trace_id)
+    for note in result.warnings:
+        warnings.warn(note, TraceAssertWarning, stacklevel=2)
+    return Trace(result.spans, warnings=result.warnings, source=source)  # Trace pauses the collector itself
+
+
+def _is_backend(text: str) -> bool:
+    from ._loaders.backends import is_backend_url
+
+    return is_backend_url(text)
+
+
+def _load_files(
+    path_or_paths: PathArg | Iterable[PathArg],
+    format: str | None,
+    max_bytes: int | None,
+    trace_id: str | None,
+) -> tuple[Any, str]:
+    from ._errors import TraceLoadError
     from ._loaders import load_spans
 
     result = load_spans(path_or_paths, format=format, max_bytes=max_bytes)
-    for note in result.warnings:
-        warnings.warn(note, TraceAssertWarning, stacklevel=2)
     paths = list(result.formats)
     source = paths[0] if len(paths) == 1 else f"{len(paths)} files"
-    return Trace(result.spans, warnings=result.warnings, source=source)  # Trace pauses the collector itself
+    if trace_id is not None:
+        wanted = str(trace_id).strip().lower()
+        result.spans = [s for s in result.spans if s.trace_id == wanted]
+        if not result.spans:
+            raise TraceLoadError(f"no span of trace {trace_id!r} in {source}", path=source)
+        source = f"{source}, trace {wanted}"
+    return result, source

@@ -207,6 +207,7 @@ SLOW_PAGES = frozenset(
         "docs/html-report.md",
         "docs/coverage.md",
         "docs/frameworks/pydantic-ai.md",
+        "docs/other-processes.md",
         "README.md",
     }
 )

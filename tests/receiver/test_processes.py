@@ -104,6 +104,8 @@ def test_nothing_arrived_says_where_to_send_what_came_and_what_the_process_did()
         with pytest.raises(ta.TraceAssertionError) as check:
             ta.assert_trace(rx).called_tool("anything")
         assert "hint: no span of trace" in str(check.value)
+        waited = text.split(" arrived at the OTLP receiver within ", 1)[1].split(" s", 1)[0]
+        assert f"within {waited} s" in str(check.value)  # how long in all, not the second look's 0.0 s
 
 
 @pytest.mark.parametrize("protocol", ["http/protobuf", "http/json"])

@@ -195,3 +195,75 @@ def test_random_bodies_never_crash_the_receiver(shared: ta.Receiver) -> None:
         assert status in (200, 400), (i, status)
     assert not [r for r in shared.status()["requests"] if r["status"] >= 500]
     assert post(shared.endpoint, "/v1/traces", good)[0] == 200
+
+
+def _raw(endpoint: str, data: bytes) -> bytes:
+    """What the receiver answers to raw bytes on a connection of their own (read to its close)."""
+    import socket
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(endpoint)
+    with socket.create_connection((parts.hostname, parts.port), timeout=10) as conn:
+        conn.sendall(data)
+        conn.shutdown(socket.SHUT_WR)
+        chunks = []
+        while chunk := conn.recv(65536):
+            chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def test_the_http_layer_answers_what_it_cannot_take_and_keeps_connections(shared: ta.Receiver) -> None:
+    body = proto_body(sdk_spans())
+    post_line = b"POST /v1/traces HTTP/1.1\r\nContent-Type: application/x-protobuf\r\n"
+    # two requests on one connection (keep-alive), the second after an Expect: 100-continue
+    two = (
+        post_line
+        + b"Content-Length: %d\r\n\r\n" % len(body)
+        + body
+        + post_line
+        + b"Expect: 100-continue\r\nContent-Length: %d\r\n\r\n" % len(body)
+        + body
+    )
+    answer = _raw(shared.endpoint, two)
+    assert answer.count(b"HTTP/1.1 200 OK\r\n") == 2
+    assert b"HTTP/1.1 100 Continue\r\n\r\n" in answer
+    assert _raw(shared.endpoint, b"PUT /v1/traces HTTP/1.1\r\nContent-Length: 0\r\n\r\n").startswith(
+        b"HTTP/1.1 405 Method Not Allowed\r\n"
+    )
+    assert _raw(shared.endpoint, b"HELLO\r\n\r\n").startswith(b"HTTP/1.1 400 Bad Request\r\n")
+    long_header = b"POST /v1/traces HTTP/1.1\r\nX-Big: " + b"a" * 70_000 + b"\r\n\r\n"
+    assert _raw(shared.endpoint, long_header).startswith(b"HTTP/1.1 431 ")
+    no_length = _raw(shared.endpoint, post_line + b"\r\n")
+    assert no_length.startswith(b"HTTP/1.1 411 Length Required\r\n")
+    assert b"Connection: close" in no_length
+    assert _raw(shared.endpoint, b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n") == b""  # a gRPC client: noted, closed
+    reasons = [r["reason"] for r in shared.status()["requests"] if r["status"] in (400, 405, 431, 505)]
+    assert any(
+        "an HTTP/2 client (an OTLP/gRPC exporter) connected to the OTLP/HTTP port" in (r or "")
+        for r in reasons
+    )
+    assert any("not an HTTP/1.x request line" in (r or "") for r in reasons)
+    assert any("PUT /v1/traces: OTLP is sent with POST" in (r or "") for r in reasons)
+
+
+def test_a_protobuf_value_nested_too_deep_is_refused_when_built_and_named() -> None:
+    """The protobuf parser refuses nesting before the loaders' limit (a 400, above); a request made in
+    memory can go deeper, and its span is then refused when built, by name, the others kept."""
+    from traceassert._receive.proto_index import build, index_request
+
+    spans = sdk_spans()
+    request = ExportTraceServiceRequest()
+    request.ParseFromString(proto_body(spans))
+    target = request.resource_spans[0].scope_spans[0].spans[0]
+    value = target.attributes.add(key="deep").value
+    for _ in range(70):
+        value = value.array_value.values.add()
+    value.string_value = "x"
+    batches, refused, _error = index_request(request, "<memory>")
+    assert refused == 0
+    built, notes = build(list(batches.values()), {})
+    assert len(built) == len(spans) - 1
+    assert notes == [
+        f"refused span {target.span_id.hex()} ({target.name!r}) of a protobuf request: attribute value "
+        "nested deeper than 64 levels"
+    ]

@@ -58,12 +58,19 @@ def available() -> bool:
 
 
 def _messages() -> tuple[Any, Any]:
+    if _CLASSES:
+        return _CLASSES[0]
     try:
         from opentelemetry.proto.collector.logs.v1 import logs_service_pb2
         from opentelemetry.proto.collector.trace.v1 import trace_service_pb2
     except ImportError:
         raise TraceLoadError(_MISSING) from None
-    return trace_service_pb2.ExportTraceServiceRequest, logs_service_pb2.ExportLogsServiceRequest
+    found = (trace_service_pb2.ExportTraceServiceRequest, logs_service_pb2.ExportLogsServiceRequest)
+    _CLASSES.append(found)  # an import statement on each request cost more than parsing a small one
+    return found
+
+
+_CLASSES: list[tuple[Any, Any]] = []
 
 
 def _parse(data: bytes, message: Any, where: str) -> Any:

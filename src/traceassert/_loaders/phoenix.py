@@ -10,8 +10,13 @@ ISO ``start_time``/``end_time`` (or epoch numbers, as pandas writes them), ``eve
 Attributes come flat (dotted keys) or nested, as Phoenix stores them (``{"llm": {"model_name": ...}}``,
 lists of message objects); both are flattened back into the dotted keys the instrumentation recorded
 (``llm.input_messages.0.message.role``). ``span_kind`` is written back as ``openinference.span.kind``
-(the REST API moves it out of the attributes; ``UNKNOWN`` means none). Phoenix keeps no OpenTelemetry
-span kind, resource or instrumentation scope: spans read as ``INTERNAL`` without scope.
+(the REST API moves it out of the attributes; ``UNKNOWN`` means none), except on a span that says its
+GenAI operation (``gen_ai.operation.name``): Phoenix fills in OpenInference attributes derived from a
+span's ``gen_ai.*`` ones when it stores it, its kind among them, and the REST API cannot tell a kind it
+inferred from one the producer wrote, so such a span is read by its GenAI attributes, as the producer
+sent it (the derived ``llm.*``, ``input.*``, ``output.*`` attributes stay, for the reader to see).
+Phoenix keeps no OpenTelemetry span kind, resource or instrumentation scope: spans read as ``INTERNAL``
+without scope.
 """
 
 from __future__ import annotations
@@ -39,6 +44,7 @@ __all__ = ["NAME", "convert", "is_record"]
 NAME = "phoenix"
 
 _KIND_KEY = "openinference.span.kind"
+_GENAI_OPERATION = "gen_ai.operation.name"
 _ATTRIBUTES = "attributes."
 #: attributes OpenInference records as JSON text, which Phoenix parses into objects when it stores them
 _JSON_TEXT_KEYS = ("metadata", "tool.parameters", "llm.prompt_template.variables", "document.metadata")
@@ -89,6 +95,8 @@ def _attributes(value: dict[str, Any], keys: dict[str, str]) -> Mapping[str, Any
     if columns:
         _flatten(columns, out, keys)
     kind = value.get("span_kind")
+    if _GENAI_OPERATION in out:  # a kind Phoenix inferred from the span's GenAI attributes (see above)
+        kind = None
     if kind is not None and kind != "UNKNOWN" and _KIND_KEY not in out:  # UNKNOWN: Phoenix's "none"
         if kind.__class__ is not str:
             raise TypeError("span_kind must be a string")

@@ -1,13 +1,13 @@
 """A request body to spans and log records: gzip within the limits, then the loaders' OTLP converters
 (JSON, or protobuf through ``opentelemetry-proto``), so that a receiver gives the spans and the typed
-errors the file loaders give. Protobuf spans are checked and grouped here and built later, when a test
-reads its trace, so that taking a request stays fast."""
+errors the file loaders give. Protobuf spans are checked and indexed by trace id here (``proto_index``)
+and built later, when a test reads its trace, so that taking a request stays fast."""
 
 from __future__ import annotations
 
 import io
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal
 
 from .._errors import TraceLoadError
 from .._loaders import otlp_proto
@@ -16,6 +16,7 @@ from .._loaders.read import TooLarge, read_stream
 from .._model.logs import LogRecord
 from .._model.span import Span
 from .limits import Limits, anchor_of
+from .proto_index import ProtoBatch, index_request
 
 __all__ = ["Batch", "Decoded", "Signal", "decode_body", "decompress"]
 
@@ -25,10 +26,9 @@ _ZERO_TRACE, _ZERO_SPAN = "0" * 32, "0" * 16
 
 @dataclass(slots=True)
 class Batch:
-    """The spans of one trace in one request: built already (JSON) or checked protobuf spans to build."""
+    """The spans of one trace in one OTLP/JSON request, built already."""
 
-    spans: list[Span] | None = None
-    proto: list[tuple[otlp_proto.Origin, Any]] | None = None
+    spans: list[Span] = field(default_factory=list)
     count: int = 0
     #: a span here has no parent, hangs under the receiver's traceparent, or has a parent in another
     #: process (its flags say so)
@@ -36,14 +36,9 @@ class Batch:
 
     def label(self) -> tuple[str, str | None]:
         """The first span's name and service (for the words about a trace nobody asked for)."""
-        if self.spans:
-            span = self.spans[0]
-            service = span.resource.get("service.name")
-            return span.name, service if isinstance(service, str) else None
-        assert self.proto
-        origin, sp = self.proto[0]
-        found = [kv.value.string_value for kv in origin.resource.attributes if kv.key == "service.name"]
-        return sp.name, found[0] if found else None
+        span = self.spans[0]
+        service = span.resource.get("service.name")
+        return span.name, service if isinstance(service, str) else None
 
 
 @dataclass(slots=True)
@@ -51,13 +46,16 @@ class Decoded:
     """What one request carried."""
 
     batches: dict[str, Batch] = field(default_factory=dict)
+    #: the spans of a protobuf request, by raw trace id (built when read: ``proto_index``)
+    proto: dict[bytes, ProtoBatch] = field(default_factory=dict)
     logs: list[LogRecord] = field(default_factory=list)
     refused: int = 0
     error: TraceLoadError | None = None
 
     @property
     def accepted(self) -> int:
-        return sum(b.count for b in self.batches.values()) + len(self.logs)
+        spans = sum(b.count for b in self.batches.values())
+        return spans + sum(len(b.positions) for b in self.proto.values()) + len(self.logs)
 
 
 def decompress(body: bytes, encoding: str | None, limits: Limits, where: str) -> bytes:
@@ -98,8 +96,7 @@ def decode_body(data: bytes, signal: Signal, proto: bool, where: str) -> Decoded
             continue
         batch = out.batches.get(span.trace_id)
         if batch is None:
-            batch = out.batches[span.trace_id] = Batch(spans=[])
-        assert batch.spans is not None
+            batch = out.batches[span.trace_id] = Batch()
         batch.spans.append(span)
         batch.count += 1
         if not batch.rooted and (span.parent_id is None or span.parent_id == anchor_of(span.trace_id)):
@@ -108,24 +105,8 @@ def decode_body(data: bytes, signal: Signal, proto: bool, where: str) -> Decoded
 
 
 def _proto_traces(data: bytes, where: str) -> Decoded:
-    request = otlp_proto.parse_traces(data, where)
-    groups, refused, error = otlp_proto.grouped(request, where)
-    out = Decoded(refused=refused, error=error)
-    remote = otlp_proto.parent_is_remote
-    for raw, items in groups.items():
-        trace_id = raw.hex()
-        parents = []
-        for _origin, sp in items:
-            parent = sp.parent_span_id
-            if not parent or remote(sp):
-                break
-            parents.append(parent)
-        else:  # no root yet: is one of them under the receiver's traceparent?
-            anchor = bytes.fromhex(anchor_of(trace_id))
-            out.batches[trace_id] = Batch(proto=items, count=len(items), rooted=anchor in parents)
-            continue
-        out.batches[trace_id] = Batch(proto=items, count=len(items), rooted=True)
-    return out
+    batches, refused, error = index_request(otlp_proto.parse_traces(data, where), where)
+    return Decoded(proto=batches, refused=refused, error=error)
 
 
 def _proto_logs(data: bytes, where: str) -> Decoded:

@@ -77,12 +77,16 @@ class Receiver:
         """The headers of an HTTP request to a running service, so its spans join this trace."""
         return {"traceparent": self.traceparent}
 
-    def env(self, protocol: str = "http/protobuf", *, flush_ms: int | None = 100) -> dict[str, str]:
+    def env(
+        self, protocol: str = "http/protobuf", *, flush_ms: int | None = 100, context: bool = True
+    ) -> dict[str, str]:
         """The environment of a child process: where to export (``OTEL_EXPORTER_OTLP_ENDPOINT``, and the
         traces and logs endpoints, which win over it when the parent's environment has them), the
         protocol, and ``TRACEPARENT`` (the app starts its first span in the context it names).
         ``flush_ms``: the batch processors' delay (``OTEL_BSP_SCHEDULE_DELAY``, ``OTEL_BLRP_...``), so
-        that spans come soon; None leaves it. Add it to ``os.environ``: ``{**os.environ, **rx.env()}``."""
+        that spans come soon; None leaves it. ``context=False`` leaves ``TRACEPARENT`` out: a service that
+        many tests call takes each test's context from its request (``headers()``). Add it to
+        ``os.environ``: ``{**os.environ, **rx.env()}``."""
         if protocol not in PROTOCOLS:
             raise ValueError(f"protocol must be one of {', '.join(PROTOCOLS)}, not {protocol!r}")
         self._protocol = protocol
@@ -102,8 +106,9 @@ class Receiver:
             "OTEL_EXPORTER_OTLP_INSECURE": "true",
             "OTEL_TRACES_EXPORTER": "otlp",
             "OTEL_LOGS_EXPORTER": "otlp",
-            "TRACEPARENT": self.traceparent,
         }
+        if context:
+            env["TRACEPARENT"] = self.traceparent
         if flush_ms is not None:
             env["OTEL_BSP_SCHEDULE_DELAY"] = env["OTEL_BLRP_SCHEDULE_DELAY"] = str(int(flush_ms))
         return env
@@ -130,6 +135,8 @@ class Receiver:
         ):
             timeout = 0.0  # waited already, and nothing new came since: no second wait for each check
         outcome = wait_for(self._source, tid, timeout=timeout, quiet=quiet, process=process)
+        if timeout == 0.0 and last is not None and tid == self.trace_id:  # the words say how long in all
+            outcome = dataclasses.replace(outcome, waited=last.waited + outcome.waited)
         if tid == self.trace_id:
             self._last = outcome
         return outcome
@@ -144,7 +151,7 @@ class Receiver:
             spans, notes = join_logs(spans, view.logs)
         where = f"OTLP receiver {self.endpoint}, trace {tid}"
         ledger = self.ledger if tid == self.trace_id else None
-        return Trace(spans, warnings=[*extra, *notes], source=where, ledger=ledger)
+        return Trace(spans, warnings=[*extra, *view.notes, *notes], source=where, ledger=ledger)
 
     def wait(
         self,

@@ -6,7 +6,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 
-__all__ = ["LOOPBACK", "Limits", "anchor_of"]
+__all__ = ["LOOPBACK", "Limits", "anchor_bytes", "anchor_of"]
 
 #: the one address a receiver listens on unless told otherwise
 LOOPBACK = "127.0.0.1"
@@ -34,5 +34,13 @@ class Limits:
 def anchor_of(trace_id: str) -> str:
     """The span id a receiver hands out with ``trace_id`` (in ``TRACEPARENT`` and ``traceparent``): the
     parent of the app's first spans. Made from the trace id, so any process can tell it."""
-    digest = hashlib.blake2b(bytes.fromhex(trace_id), digest_size=8, person=b"traceassert").digest()
-    return (digest if any(digest) else b"\x00" * 7 + b"\x01").hex()
+    return anchor_bytes(bytes.fromhex(trace_id)).hex()
+
+
+def anchor_bytes(trace_id: bytes) -> bytes:
+    """``anchor_of`` on the raw ids."""
+    digest = hashlib.blake2b(trace_id, digest_size=8, person=b"traceassert").digest()
+    return digest if digest != _ZERO8 else b"\x00" * 7 + b"\x01"
+
+
+_ZERO8 = bytes(8)

@@ -19,6 +19,9 @@ from .store import State, TraceView
 __all__ = ["RemoteReceiver"]
 
 _POLL = 0.05
+#: the read API is asked directly, never through the proxy the environment names (a CI machine's
+#: HTTP_PROXY would otherwise get the requests to 127.0.0.1)
+_DIRECT = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 
 
 class RemoteReceiver:
@@ -44,7 +47,7 @@ class RemoteReceiver:
     def _get(self, path: str) -> dict[str, Any]:
         url = self.http_endpoint + READ_PREFIX + path
         try:
-            with urllib.request.urlopen(url, timeout=self._timeout) as response:
+            with _DIRECT.open(url, timeout=self._timeout) as response:
                 doc: dict[str, Any] = json.loads(response.read())
                 return doc
         except (OSError, ValueError) as exc:
@@ -71,7 +74,8 @@ class RemoteReceiver:
         where = f"{self.http_endpoint} trace {trace_id}"
         spans = read_json_request(json.dumps(doc["spans"]).encode(), where).spans
         logs = read_json_request(json.dumps(doc["logs"]).encode(), where).logs
-        return TraceView(tuple(spans), tuple(logs), self._state(doc["state"]))
+        notes = tuple(str(n) for n in doc.get("notes") or ())
+        return TraceView(tuple(spans), tuple(logs), self._state(doc["state"]), notes)
 
     def status(self, trace_id: str) -> dict[str, Any]:
         return self._get(f"status?except={trace_id}")

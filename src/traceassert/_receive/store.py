@@ -9,11 +9,11 @@ import time
 from collections import Counter, deque
 from dataclasses import dataclass, field
 
-from .._loaders import otlp_proto
 from .._model.logs import LogRecord
 from .._model.span import Span
 from .decode import Batch, Decoded
 from .limits import Limits
+from .proto_index import ProtoBatch, build, label_of
 
 __all__ = ["RequestNote", "State", "Store", "TraceView"]
 
@@ -53,21 +53,34 @@ class TraceView:
     spans: tuple[Span, ...]
     logs: tuple[LogRecord, ...]
     state: State
+    #: why spans that came were refused when they were built (a value nested too deep)
+    notes: tuple[str, ...] = ()
 
 
 class _Entry:
-    __slots__ = ("build_lock", "count", "first_at", "label", "last_at", "logs", "pending", "rooted", "spans")
+    __slots__ = ("count", "first_at", "label", "last_at", "logs", "notes", "pending", "rooted", "spans")
 
-    def __init__(self) -> None:
-        self.pending: list[list[tuple[otlp_proto.Origin, object]]] = []
+    def __init__(self, now: float) -> None:
+        #: protobuf spans not built yet
+        self.pending: list[ProtoBatch] = []
         self.spans: list[Span] = []
         self.logs: list[LogRecord] = []
+        #: why spans that came were refused when they were built
+        self.notes: list[str] = []
         self.count = 0
         self.rooted = False
-        self.first_at = self.last_at = time.monotonic()
-        self.build_lock = threading.Lock()
-        #: the first batch, for the first span's name and service (made when asked: `others`)
-        self.label: Batch | None = None
+        self.first_at = self.last_at = now
+        #: the first batch, for the first span's name and service (made when asked: `others`), or them
+        self.label: Batch | ProtoBatch | tuple[str | None, str | None] | None = None
+
+    def label_text(self) -> tuple[str | None, str | None]:
+        label = self.label
+        if label is None:
+            return None, None
+        if isinstance(label, tuple):
+            return label
+        self.label = label_of(label) if isinstance(label, ProtoBatch) else label.label()
+        return self.label  # kept as text: a batch would keep its whole request alive
 
 
 class Store:
@@ -83,6 +96,8 @@ class Store:
         self._counts: Counter[tuple[str, str, int]] = Counter()
         self._requests = 0
         self._keys: dict[str, str] = {}
+        #: spans are built by one reader at a time (each once)
+        self._build = threading.Lock()
 
     # -- taking --------------------------------------------------------------------------------------
 
@@ -93,35 +108,42 @@ class Store:
         reason = str(decoded.error) if decoded.error is not None else None
         accepted = 0
         now = time.monotonic()
+        batches: list[tuple[str, Batch | ProtoBatch, int]] = [
+            (t, b, b.count) for t, b in decoded.batches.items()
+        ]
+        batches += [(t.hex(), p, len(p.positions)) for t, p in decoded.proto.items()]
+        traces = self._traces
         with self.changed:
-            for trace_id, batch in decoded.batches.items():
-                if self._spans + batch.count > self.limits.max_spans:
-                    refused += batch.count
+            limit = self.limits.max_spans - self._spans
+            for trace_id, batch, count in batches:
+                if count > limit:
+                    refused += count
                     reason = reason or (
                         f"the receiver holds its limit of {self.limits.max_spans} spans (max_spans)"
                     )
                     continue
-                entry = self._traces.get(trace_id)
+                limit -= count
+                entry = traces.get(trace_id)
                 if entry is None:
-                    entry = self._traces[trace_id] = _Entry()
-                if entry.label is None and batch.count:
+                    entry = traces[trace_id] = _Entry(now)
+                if entry.label is None and count:
                     entry.label = batch
-                if batch.proto is not None:
-                    entry.pending.append(batch.proto)
-                elif batch.spans is not None:
+                if isinstance(batch, ProtoBatch):
+                    entry.pending.append(batch)
+                else:
                     entry.spans.extend(batch.spans)
-                entry.count += batch.count
+                entry.count += count
                 entry.rooted = entry.rooted or batch.rooted
                 entry.last_at = now
-                self._spans += batch.count
-                accepted += batch.count
+                accepted += count
+            self._spans = self.limits.max_spans - limit
             for record in decoded.logs:
                 if record.trace_id is None:
                     self._loose_logs += 1
                     continue
-                entry = self._traces.get(record.trace_id)
+                entry = traces.get(record.trace_id)
                 if entry is None:
-                    entry = self._traces[record.trace_id] = _Entry()
+                    entry = traces[record.trace_id] = _Entry(now)
                 entry.logs.append(record)
                 entry.last_at = now
             accepted += len(decoded.logs)
@@ -162,13 +184,16 @@ class Store:
             entry = self._traces.get(trace_id)
             if entry is None:
                 return TraceView((), (), self._state_locked(trace_id))
-        with entry.build_lock:
+        with self._build:
             with self.changed:
                 pending, entry.pending = entry.pending, []
-            built = [span for items in pending for span in otlp_proto.build_spans(items, self._keys)]
+            built, notes = build(pending, self._keys)
             with self.changed:
-                entry.spans.extend(built)  # each span is built once (under build_lock)
-                return TraceView(tuple(entry.spans), tuple(entry.logs), self._state_locked(trace_id))
+                entry.spans.extend(built)  # each span is built once (under the build lock)
+                entry.label_text()
+                entry.notes.extend(notes)
+                state = self._state_locked(trace_id)
+                return TraceView(tuple(entry.spans), tuple(entry.logs), state, tuple(entry.notes))
 
     def others(
         self, trace_id: str, limit: int = 5
@@ -178,7 +203,7 @@ class Store:
         with self.changed:
             found = [(t, e) for t, e in self._traces.items() if t != trace_id and e.count]
             found.sort(key=lambda item: item[1].last_at)
-            shown = [(t, e.count, *(e.label.label() if e.label else (None, None))) for t, e in found[-limit:]]
+            shown = [(t, e.count, *e.label_text()) for t, e in found[-limit:]]
             return len(found), shown
 
     def trace_ids(self) -> list[str]:
