@@ -159,9 +159,9 @@ function buildSection(sec, body, i) {
   if (about.length) {
     cause.appendChild(causeLine(ctx, about));
     var first = sec._meta.rowNode[about[0]];
-    ctx.select(first || null, first ? about[0] : about[0], "load");
+    ctx.select(first || null, about[0], "load");
   } else if (BAD[sec.outcome] && sec._failures.length) {
-    ctx.select(sec._failures[0], -1, "load");
+    ctx.select(sec._failures[0], -1, "first");  // shown in the whole run, not zoomed into
   } else {
     showDetails(ctx, null, -1);
   }
@@ -215,12 +215,12 @@ function select(ctx, node, row, how) {
   // selecting an agent zooms the waterfall to its time range; going to a failure (or to what a check is
   // about) zooms to the agent run around it when its bar would be a sliver on the axis shown
   if (node && node.k === "agent" && node.sp.length) ctx.wf.zoomTo(node.sp);
-  else if (row >= 0 && how !== "bar" && how !== "bar-key" && how !== "tree" && how !== "tree-key") {
+  else if (row >= 0 && (how === "nav" || how === "load" || how === "about" || how === "address" || how === "chip")) {
     for (var p = node ? node._p : null; p; p = p._p) if (p.k === "agent" && p.sp.length) { ctx.wf.zoomIfSliver(row, p.sp); break; }
   }
   showDetails(ctx, node, row);
   if (ctx.sec._showAt) ctx.sec._showAt(node && node._fi !== undefined ? node._fi : -1);
-  if (how === "load") return;
+  if (how === "load" || how === "first") return;
   setAddress(ctx.i, row >= 0 ? v.spans[row][F.id] : null);
   // the details in view: a sticky panel beside the tree on a wide screen, below the tree on a narrow one
   var box = ctx.details.parentElement.getBoundingClientRect(), head = headHeight();
@@ -245,8 +245,10 @@ function goTo(i, spanId) {
   target.scrollIntoView({ block: "start" });
 }
 function route() {
-  var m = /^#sec-(\d+)(?:\/span\/(.+))?$/.exec(location.hash);
-  if (m) goTo(Number(m[1]), m[2] ? decodeURIComponent(m[2]) : null);
+  var m = /^#sec-(\d+)(?:\/span\/(.+))?$/.exec(location.hash), id = null;
+  if (!m) return;
+  try { id = m[2] ? decodeURIComponent(m[2]) : null; } catch (e) { id = null; }  // a mangled link opens the section
+  goTo(Number(m[1]), id);
 }
 
 function headHeight() {
@@ -261,8 +263,8 @@ function start() {
     sec._meta = sec.view ? prepareTree(sec.view) : { failures: [], rowNode: [], nodes: [] };
     sec._failures = sec._meta.failures;
   });
-  layout();
   summary();
+  layout();  // the summary bar's height, under which sections and the details panel stop
   sections();
   window.addEventListener("resize", layout);
   window.addEventListener("hashchange", route);

@@ -58,7 +58,8 @@ function buildTree(ctx) {
     for (; shownTops < Math.min(upto, tops.length); shownTops++) tree.appendChild(item(tops[shownTops], 1));
     var left = tops.length - shownTops;
     if (left > 0) {
-      more = el("li", { role: "none", cls: "tree-more" }, [button("show " + num(Math.min(left, TREE_PAGE)) + " more of " + num(left), { cls: "link more" },
+      var label = left > TREE_PAGE ? "show the next " + num(TREE_PAGE) + " (" + num(left) + " not shown)" : "show the last " + num(left);
+      more = el("li", { role: "none", cls: "tree-more" }, [button(label, { cls: "link more" },
         function () { drawTops(shownTops + TREE_PAGE); })]);
       tree.appendChild(more);
     }

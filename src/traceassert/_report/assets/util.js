@@ -75,7 +75,13 @@ function tickLabel(t, step, t1) {
     return ss + " s";
   }
   if (t1 < 1e3) return fixed(t, Math.max(0, Math.ceil(-Math.log10(step) - 1e-9))) + " ms";
-  return fixed(t / 1e3, Math.max(0, Math.ceil(-Math.log10(step / 1e3) - 1e-9))) + " s";
+  var d = Math.max(0, Math.ceil(-Math.log10(step / 1e3) - 1e-9));
+  if (t1 < 6e4) return fixed(t / 1e3, d) + " s";
+  // deep in a long run: its minutes (and hours), then seconds to the step's decimals: 1h 54m 25.505s
+  var scale = Math.pow(10, d), units = Math.round(t / 1e3 * scale), whole = Math.floor(units / scale);
+  var frac = d ? "." + String(units % scale + scale).slice(1) : "";
+  var h2 = Math.floor(whole / 3600), m2 = Math.floor(whole % 3600 / 60);
+  return (h2 ? h2 + "h " + pad2(m2) + "m " : m2 + "m ") + pad2(whole % 60) + frac + "s";
 }
 
 // the tree node's own name (a tool's or an agent's), else its label
