@@ -148,6 +148,14 @@ _RESET = """(sec) => {
 }"""
 
 
+def reopen(page: Any, path: Path) -> None:
+    """``path`` loaded again in ``page``, as it opens (no address: a selection writes one, and a reload
+    would follow it)."""
+    page.goto("about:blank")
+    page.goto(path.resolve().as_uri())
+    page.wait_for_selector("body[data-ready=true]", timeout=30_000)
+
+
 def reset_section(page: Any, selector: str) -> None:
     """The section's waterfall on the whole run and no filter on, as when the page opened (for tests
     that share one opened page)."""

@@ -20,6 +20,7 @@ from tests.report.conftest import (
     element_shot,
     open_report,
     pixel_variance,
+    reopen,
     reset_section,
 )
 from traceassert._report import write_page
@@ -57,8 +58,7 @@ def test_each_failed_test_opens_with_its_headline_and_the_record_its_check_is_ab
 
     def read(browser: Any) -> list[dict[str, Any]]:
         page = opened.page
-        page.reload()  # as it opens (other tests select, zoom and filter)
-        page.wait_for_selector("body[data-ready=true]")
+        reopen(page, session[0])  # as it opens (other tests select, zoom and filter)
         out = []
         for i in (PYDANTIC, LANGGRAPH, SMOLAGENTS):
             sec = page.locator(_sec(i))
@@ -411,14 +411,13 @@ def test_at_390_px_nothing_scrolls_sideways_but_the_tables_own_boxes(
 
 
 def test_a_screenshot_of_each_failed_section_is_not_blank(
-    chromium: Chromium, opened: Opened, tmp_path: Path
+    chromium: Chromium, opened: Opened, session: tuple[Path, dict[str, Any], Any], tmp_path: Path
 ) -> None:
     names = {PYDANTIC: "report-pydantic-ai", LANGGRAPH: "report-langgraph", SMOLAGENTS: "report-smolagents"}
 
     def shoot(browser: Any) -> dict[str, float]:
         page = opened.page
-        page.reload()  # each failed section as it opens: what its check is about selected
-        page.wait_for_selector("body[data-ready=true]")
+        reopen(page, session[0])  # each failed section as it opens: what its check is about selected
         page.set_viewport_size({"width": 1200, "height": 900})
         out = {}
         for i, name in names.items():

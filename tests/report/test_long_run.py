@@ -23,6 +23,10 @@ from tests.report.conftest import (
 )
 from traceassert._report import file_page, write_page
 
+#: every test here drives the 10,000-span page (built and opened once for the module, in about 10 s): slow,
+#: so that they run first and together
+pytestmark = pytest.mark.slow
+
 #: when the page said it was drawn, in the page's own clock (ms from the start of the navigation)
 _READY_CLOCK = """
 new MutationObserver((_, seen) => {
@@ -75,13 +79,24 @@ def opened(chromium: Chromium, page_file: Path) -> Iterator[dict[str, Any]]:
         page.wait_for_selector("body[data-ready=true]", timeout=30_000)
         page.wait_for_selector(".wf-row", timeout=30_000)
         wall = time.perf_counter() - start
-        return {
+        state = {
             "opened": opened,
             "wall_s": wall,
             "ready_ms": page.evaluate("window.__readyMs"),
             "rows_in_page": page.locator(".wf-row").count(),
             "tree_items": page.locator("li[role=treeitem]").count(),
         }
+        # scrolled as it opened (before the tests open the tree, filter and zoom)
+        scroller = page.locator(".wf-scroll")
+        frames = scroller.evaluate(_SCROLL_FRAMES)
+        work, gaps = sorted(frames["work"]), sorted(frames["gaps"])
+        state["p95_ms"], state["gap_p95_ms"] = (
+            work[int(len(work) * 0.95) - 1],
+            gaps[int(len(gaps) * 0.95) - 1],
+        )
+        state["scrolled"] = scroller.evaluate("(s) => s.scrollTop")
+        scroller.evaluate("(s) => { s.scrollTop = 0; }")
+        return state
 
     state = chromium.run(open_)
     yield state
@@ -96,7 +111,6 @@ def _errors(opened: dict[str, Any]) -> list[str]:
     return list(opened["opened"].errors)
 
 
-@pytest.mark.slow
 def test_the_10k_span_page_opens_in_under_3_seconds_and_scrolls_under_33_ms_a_frame(
     chromium: Chromium, opened: dict[str, Any], page_file: Path, record_property: Any
 ) -> None:
@@ -105,10 +119,6 @@ def test_the_10k_span_page_opens_in_under_3_seconds_and_scrolls_under_33_ms_a_fr
         reset_section(page, "#sec-0")
         scroller = page.locator(".wf-scroll")
         out: dict[str, Any] = {"shot": pixel_variance(browser, page.screenshot())}
-        frames = scroller.evaluate(_SCROLL_FRAMES)
-        work, gaps = sorted(frames["work"]), sorted(frames["gaps"])
-        out["p95_ms"], out["gap_p95_ms"] = work[int(len(work) * 0.95) - 1], gaps[int(len(gaps) * 0.95) - 1]
-        out["scrolled"] = scroller.evaluate("(s) => s.scrollTop")
         # scrolled to the end: the last rows are drawn
         scroller.evaluate("(s) => { s.scrollTop = s.scrollHeight; }")
         page.wait_for_selector('.wf-row[data-row="9999"]', timeout=10_000)
@@ -118,16 +128,16 @@ def test_the_10k_span_page_opens_in_under_3_seconds_and_scrolls_under_33_ms_a_fr
     seen = chromium.run(measure)
     size_mb = page_file.stat().st_size / 1e6
     record_property("load_seconds_10k_spans", round(opened["wall_s"], 3))
-    record_property("scroll_p95_ms_10k_spans", round(seen["p95_ms"], 1))
+    record_property("scroll_p95_ms_10k_spans", round(opened["p95_ms"], 1))
     print(
         f"\n10k-span report: {size_mb:.1f} MB, drawn {opened['ready_ms']:.0f} ms after the navigation "
         f"started ({opened['wall_s']:.2f} s to the first bars); scrolling, p95 of a frame's work "
-        f"{seen['p95_ms']:.1f} ms, of the time between frames {seen['gap_p95_ms']:.1f} ms"
+        f"{opened['p95_ms']:.1f} ms, of the time between frames {opened['gap_p95_ms']:.1f} ms"
     )
     assert _errors(opened) == []
     assert opened["ready_ms"] < 3000 and opened["wall_s"] < 3.0
-    assert seen["scrolled"] >= 149 * 200  # it did scroll, 149 times
-    assert seen["p95_ms"] < 33
+    assert opened["scrolled"] == 150 * 200  # it did scroll, 150 times 200 px
+    assert opened["p95_ms"] < 33
     # virtualised: only the rows in view (and a few more) are in the page
     assert 0 < opened["rows_in_page"] < 100
     # lazy: the first 200 of the 2,000 top-level nodes (turn headers and agents), and the children of the
@@ -269,7 +279,7 @@ def test_dragging_on_the_minimap_zooms_the_axis_and_reset_puts_it_back(
     assert all(re.fullmatch(r"0|(\d+h)?( ?\d+m)?", t) for t in seen["before"]), seen["before"]
     # a tenth of the run: the axis shows the minutes between 57 and 69
     assert seen["zoomed"] == "true" and seen["after"] != seen["before"]
-    assert re.fullmatch(r"showing 5\dm \d\ds \u2013 1h 0\dm of 1h 54m", seen["window"]), seen["window"]
+    assert re.fullmatch(r"showing 5\dm \d\ds \u2013 1h 0\dm \d\ds of 1h 54m", seen["window"]), seen["window"]
     print(seen["after"])
     assert all(re.fullmatch(r"5\dm|1h( 0\dm)?", t) for t in seen["after"]), seen["after"]
     assert seen["shot"] > 50
@@ -367,23 +377,31 @@ def test_selecting_an_agent_zooms_the_waterfall_to_its_time(
     def agent(browser: Any) -> dict[str, Any]:
         page = _page(opened)
         reset_section(page, "#sec-0")
-        li = page.locator("#sec-0 ul[role=tree] > li[data-kind=agent]").nth(500)
+        tops = page.locator("#sec-0 ul[role=tree] > li[role=treeitem]")
+        shown = tops.count()
+        if shown < 400:  # the tree shows its 2,000 top-level nodes 200 at a time
+            page.locator("#sec-0 ul[role=tree] > li.tree-more button").click()
+        out: dict[str, Any] = {"tops": (shown, tops.count())}
+        li = page.locator("#sec-0 ul[role=tree] > li[data-kind=agent]").nth(150)
         li.locator("> .node .label").click()
-        out = {
-            "window": page.inner_text("#sec-0 .wf-window"),
-            "ticks": page.locator("#sec-0 .wf-axis .tick").all_inner_texts(),
-        }
-        out["bar"] = page.locator('#sec-0 .wf-row[data-row="5000"] .wf-bar').evaluate(
+        out["window"] = page.inner_text("#sec-0 .wf-window")
+        out["ticks"] = page.locator("#sec-0 .wf-axis .tick").all_inner_texts()
+        page.locator("#sec-0 .wf-scroll").evaluate("(s) => { s.scrollTop = 1500 * 22 - 100; }")
+        page.wait_for_selector('#sec-0 .wf-row[data-row="1500"] .wf-bar')
+        out["bar"] = page.locator('#sec-0 .wf-row[data-row="1500"] .wf-bar').evaluate(
             "(b) => b.getBoundingClientRect().width / b.parentElement.getBoundingClientRect().width"
         )
-        page.click("#sec-0 .wf-reset")
         return out
 
     seen = chromium.run(agent)
     assert _errors(opened) == []
-    # run 500 starts 57 min 30 s in and takes 20.6 ms: the window is that, a little wider
-    assert re.fullmatch(r"showing 57m 30s \u2013 57m 30s of 1h 54m", seen["window"]), seen["window"]
-    assert all(re.fullmatch(r"57m 30\.\d{3}s", t) for t in seen["ticks"]), seen["ticks"]
+    before, after = seen["tops"]
+    assert after >= 400 and (before >= 400 or after == before + 200)
+    # run 150 starts 17 min 15 s in and takes 20.6 ms: the window is that, a little wider
+    assert re.fullmatch(r"showing 17m 14\.99\d+s \u2013 17m 15\.02\d+s of 1h 54m", seen["window"]), seen[
+        "window"
+    ]
+    assert all(re.fullmatch(r"17m 15\.\d{3}s", t) for t in seen["ticks"]), seen["ticks"]
     assert 0.9 < seen["bar"] <= 1.0
 
 

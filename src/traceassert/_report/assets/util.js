@@ -70,7 +70,7 @@ function tickLabel(t, step, t1) {
   }
   if (step >= 1e3) {
     var secs = Math.round(t / 1e3), hh = Math.floor(secs / 3600), mm = Math.floor(secs % 3600 / 60), ss = secs % 60;
-    if (t1 >= 36e5) return hh + "h " + pad2(mm) + "m " + pad2(ss) + "s";
+    if (t1 >= 36e5) return (hh ? hh + "h " + pad2(mm) + "m " : mm + "m ") + pad2(ss) + "s";
     if (t1 >= 6e4) return mm + "m " + pad2(ss) + "s";
     return ss + " s";
   }

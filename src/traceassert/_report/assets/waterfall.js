@@ -67,9 +67,11 @@ function buildWaterfall(ctx) {
     var whole = win[0] <= 0 && win[1] >= axis;
     resetBtn.disabled = whole;
     box.setAttribute("data-zoomed", whole ? "false" : "true");
-    shownText.textContent = whole ? "whole run: " + dur(axis) : "showing " + dur(win[0]) + " \u2013 " + dur(win[1]) + " of " + dur(axis);
     var width = tickBox.clientWidth || 600, count = Math.max(2, Math.min(10, Math.floor(width / (isNarrow() ? 110 : 75))));
     var t = ticks(win[0], win[1], count), span = win[1] - win[0];
+    // the window's ends in the ticks' unit, a tenth of a step finer
+    shownText.textContent = whole ? "whole run: " + dur(axis) : "showing " + tickLabel(win[0], t.step / 10, win[1]) +
+      " \u2013 " + tickLabel(win[1], t.step / 10, win[1]) + " of " + dur(axis);
     tickBox.textContent = "";
     t.at.forEach(function (at, k) {
       var x = (at - win[0]) / span * 100;
