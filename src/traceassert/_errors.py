@@ -44,6 +44,11 @@ class TraceAssertionError(AssertionError):
     ``_common.text``), newlines and tabs kept.
     """
 
+    #: the span ids of the records the failed check is about, most telling first: the failed tool
+    #: execution, the agent over its budget, the agent whose expected tool was not called (ids only, no
+    #: values: the HTML report selects these records). Empty when the check named none.
+    span_ids: tuple[str, ...] = ()
+
     def __init__(self, *args: object, full: str | Callable[[], str] | None = None) -> None:
         from ._common.text import safe_text  # here: the floor's package imports this module
 

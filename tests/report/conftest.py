@@ -125,13 +125,85 @@ _VARIANCE = """async (data) => {
 }"""
 
 
+#: one blank page per browser that decodes screenshots (a new page each time costs a second)
+_DECODERS: dict[int, Any] = {}
+
+
 def pixel_variance(browser: Any, png: bytes) -> float:
     """The variance of the grey levels of a PNG (0 for a blank image), decoded by the browser."""
-    page = browser.new_page()
-    try:
-        return float(page.evaluate(_VARIANCE, base64.b64encode(png).decode("ascii")))
-    finally:
-        page.close()
+    page = _DECODERS.get(id(browser))
+    if page is None or page.is_closed():
+        page = _DECODERS[id(browser)] = browser.new_page()
+    return float(page.evaluate(_VARIANCE, base64.b64encode(png).decode("ascii")))
+
+
+_RESET = """(sec) => {
+  const zoomed = sec.querySelector(".wf-reset");
+  if (zoomed && !zoomed.disabled) zoomed.click();
+  for (const box of sec.querySelectorAll(".filter-failed, .filter-semantic")) {
+    if (box.checked) { box.checked = false; box.dispatchEvent(new Event("change")); }
+  }
+  const text = sec.querySelector(".filter-text");
+  if (text && text.value) { text.value = ""; text.dispatchEvent(new Event("change")); }
+}"""
+
+
+def reopen(page: Any, path: Path) -> None:
+    """``path`` loaded again in ``page``, as it opens (no address: a selection writes one, and a reload
+    would follow it)."""
+    page.goto("about:blank")
+    page.goto(path.resolve().as_uri())
+    page.wait_for_selector("body[data-ready=true]", timeout=30_000)
+
+
+def reset_section(page: Any, selector: str) -> None:
+    """The section's waterfall on the whole run and no filter on, as when the page opened (for tests
+    that share one opened page)."""
+    page.locator(selector).evaluate(_RESET)
+
+
+#: the docs' screenshots (docs/img), written by the browser tests when TRACEASSERT_UPDATE_SCREENSHOTS=1
+DOCS_IMG = Path(__file__).resolve().parents[2] / "docs" / "img"
+#: the most a docs screenshot may weigh (the repository stays light)
+DOCS_IMG_LIMIT = 160_000
+
+
+def docs_screenshot(target: Any, name: str, **options: Any) -> Path | None:
+    """With ``TRACEASSERT_UPDATE_SCREENSHOTS=1``, a screenshot of ``target`` (a page or a locator)
+    written to ``docs/img/<name>.png`` in 256 colours (None otherwise); it must stay under
+    `DOCS_IMG_LIMIT` bytes."""
+    if os.environ.get("TRACEASSERT_UPDATE_SCREENSHOTS") != "1":
+        return None
+    import io
+
+    from PIL import Image
+
+    path = DOCS_IMG / f"{name}.png"
+    shot = Image.open(io.BytesIO(target.screenshot(**options))).convert("RGB")
+    # 256 colours: a page of text and flat colours looks the same at a third of the bytes
+    shot.quantize(256, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE).save(path, optimize=True)
+    size = path.stat().st_size
+    assert size < DOCS_IMG_LIMIT, f"{path} weighs {size} bytes: keep the docs' screenshots small"
+    return path
+
+
+def element_shot(locator: Any, path: Path | None = None, height: int = 900) -> bytes:
+    """A screenshot of what is in view of ``locator`` (scrolled to the top of the viewport first, at most
+    ``height`` px of it): the page's screenshot clipped to it, much cheaper than an element screenshot
+    in a long page."""
+    locator.evaluate("(e) => e.scrollIntoView({ block: 'start' })")
+    page = locator.page
+    box = locator.bounding_box()
+    view = page.viewport_size
+    top = max(box["y"], 0)
+    clip = {
+        "x": max(box["x"], 0),
+        "y": top,
+        "width": min(box["width"], view["width"] - max(box["x"], 0)),
+        "height": max(1, min(box["y"] + box["height"], view["height"], top + height) - top),
+    }
+    png: bytes = page.screenshot(clip=clip, **({"path": str(path)} if path else {}))
+    return png
 
 
 def screenshot(opened: Opened, browser: Any, path: Path, **options: Any) -> float:

@@ -3,7 +3,6 @@ failing and one passing test) in headless Chromium."""
 
 from __future__ import annotations
 
-import os
 import shutil
 from pathlib import Path
 from typing import Any
@@ -12,10 +11,7 @@ import pytest
 
 import traceassert as ta
 from tests.report._apps import APP, CONFTEST, SECRET, TESTS
-from tests.report.conftest import Chromium, open_report, screenshot
-
-DOCS_IMG = Path(__file__).resolve().parents[2] / "docs" / "img" / "html-report.png"
-
+from tests.report.conftest import Chromium, docs_screenshot, open_report, screenshot
 
 _REPORT: list[Path] = []
 
@@ -57,8 +53,16 @@ def test_the_report_loads_with_the_failed_test_first_and_is_drawn(
             "titles": page.locator("section.sec .sec-title").all_inner_texts(),
             "outcomes": page.locator("section.sec .outcome").all_inner_texts(),
             "summary": page.inner_text("#summary"),
-            "message": page.inner_text("section.sec >> nth=0 >> pre.message"),
+            # folded behind "show text", the whole message is in the page
+            "message": page.text_content("section.sec >> nth=0 >> pre.message"),
             "open": page.locator("section.sec >> nth=0 >> .sec-body").is_visible(),
+            # the cause on top: the headline, the agent the check is about selected, the tools it called
+            "headline": page.inner_text("section.sec >> nth=0 >> .headline"),
+            "about": page.locator("section.sec >> nth=0 >> .cause button.about").all_inner_texts(),
+            "chips": page.locator("section.sec >> nth=0 >> .cause button.chip").all_inner_texts(),
+            "selected": page.locator(
+                "section.sec >> nth=0 >> li[role=treeitem][aria-selected=true] > .node .label"
+            ).inner_text(),
         }
         out["page"] = screenshot(opened, browser, tmp_path / "report-page.png")
         page.locator("section.sec >> nth=0 >> .wf-row[data-kind=tool] >> nth=0").click()
@@ -67,11 +71,9 @@ def test_the_report_loads_with_the_failed_test_first_and_is_drawn(
         out["waterfall"] = float(
             browser_variance(browser, box.screenshot(path=str(tmp_path / "report-waterfall.png")))
         )
-        if os.environ.get("TRACEASSERT_UPDATE_SCREENSHOTS") == "1":
-            page.set_viewport_size({"width": 1200, "height": 1400})
-            page.evaluate("window.scrollTo(0, 0)")
-            page.screenshot(path=str(DOCS_IMG))
-            assert DOCS_IMG.stat().st_size < 300_000, "keep the docs' screenshot small"
+        page.set_viewport_size({"width": 1200, "height": 900})
+        page.evaluate("window.scrollTo(0, 0)")
+        docs_screenshot(page, "html-report")
         out["errors"] = opened.errors
         page.close()
         return out
@@ -86,8 +88,12 @@ def test_the_report_loads_with_the_failed_test_first_and_is_drawn(
     assert seen["outcomes"] == ["\u2717 failed", "\u2713 passed"]
     assert seen["open"]
     assert seen["message"].startswith("called_tool('book_flight'): expected at least 1 call(s)")
+    assert seen["headline"] == seen["message"].splitlines()[0]
+    assert seen["about"] == ["agent orchestrator"]
+    assert seen["selected"].startswith("orchestrator [succeeded]")
+    assert seen["chips"] == ["get_weather", "\u2717 explode (1 failed)", "ask_helper"]
     assert "full message" not in seen["message"] or len(seen["message"]) < 9000
-    for text in ("passed 1", "failed 1", "repeated 0", "pass rate 50.0%", "tokens 1364", "slowest"):
+    for text in ("passed 1", "failed 1", "repeated 0", "pass rate 50.0%", "tokens 1,364", "slowest"):
         assert text in seen["summary"]
     for view in ("page", "details", "waterfall"):
         assert (tmp_path / f"report-{view}.png").stat().st_size > 1000
@@ -178,7 +184,7 @@ def test_the_waterfall_has_one_bar_per_span_and_a_bar_shows_its_redacted_attribu
         weather.focus()
         page.keyboard.press("ArrowDown")
         page.keyboard.press("Enter")
-        out["next"] = details.locator("h4").inner_text()
+        out["next"] = details.locator(".span-details h4").inner_text()
         out["html"] = page.content()
         out["errors"] = opened.errors
         page.close()
@@ -187,8 +193,9 @@ def test_the_waterfall_has_one_bar_per_span_and_a_bar_shows_its_redacted_attribu
     seen = chromium.run(check)
     assert seen["errors"] == []
     assert seen["rows"] == len(trace.spans) == 12
-    # the failed tool's bar is marked: striped and outlined, and its label says so in text
-    assert [t.split("\n")[0] for t in seen["failed"]] == ["\u2717 execute_tool explode"]
+    # the failed tool's bar is marked: striped and outlined, and its label (the tree's name for it, not the
+    # span's) says so in text
+    assert [t.split("\n")[0] for t in seen["failed"]] == ["\u2717 explode"]
     assert seen["failed_bars"] == 1
     assert "tool span: execute_tool get_weather" in seen["details"]
     assert "[REDACTED]" in seen["api_key_row"]
@@ -232,7 +239,7 @@ def test_the_repeat_verdict_and_the_scores_are_in_the_report(
         page = opened.page
         out = {
             "repeat": page.inner_text("section.sec >> nth=0 >> p.repeat"),
-            "message": page.inner_text("section.sec >> nth=0 >> pre.message"),
+            "message": page.text_content("section.sec >> nth=0 >> pre.message"),
             "scores": page.locator("section.sec >> nth=0 >> table.scores tr").all_inner_texts(),
             "summary": page.inner_text("#summary"),
             "errors": opened.errors,

@@ -254,3 +254,106 @@ def test_the_page_counts_no_agent_invocation_for_work_outside_any_agent() -> Non
     counts = trace_view(trace)["counts"]
     assert counts["agent_invocations"] == 0 and counts["model_calls"] == 5
     assert trace.render().startswith("trace: 5 spans, 0 agent invocation(s)")
+
+
+def _about(check: Any, trace: ta.Trace) -> list[str]:
+    """The names of the spans a failed check says it is about."""
+    try:
+        check(ta.assert_trace(trace))
+    except ta.TraceAssertionError as err:
+        by_id = {s.span_id: s.name for s in trace.spans}
+        return [by_id[i] for i in err.span_ids]
+    raise AssertionError("the check passed")
+
+
+def test_a_failed_check_names_the_records_it_is_about_and_the_page_selects_them() -> None:
+    import pickle
+
+    trace = ta.load_trace(DATA / "pydantic_ai_current.json")
+    # a missing tool: the agent that should have called it (or the top-level agents of the whole trace)
+    assert _about(lambda t: t.called_agent("orchestrator").called_tool("book_flight"), trace) == [
+        "invoke_agent orchestrator"
+    ]
+    assert _about(lambda t: t.called_tool("book_flight"), trace) == ["invoke_agent orchestrator"]
+    # a failed tool, a tool that should not have run: those executions
+    assert _about(
+        lambda t: t.called_agent("orchestrator").including_nested().has_no_failed_tool_executions(), trace
+    ) == ["execute_tool explode"]
+    assert _about(lambda t: t.does_not_call_tool("explode"), trace) == ["execute_tool explode"]
+    assert _about(lambda t: t.does_not_call_agent("helper"), trace) == ["invoke_agent helper"]
+    # an agent over its budget: that agent
+    assert _about(lambda t: t.called_agent("helper").under_token_limit(10), trace) == ["invoke_agent helper"]
+    # soft(): every failure's records, in order; the ids survive pickling (pytest-xdist)
+    try:
+        with ta.soft():
+            ta.assert_trace(trace).called_tool("book_flight").does_not_call_tool("explode")
+    except ta.TraceAssertionError as err:
+        combined = err
+    assert [s.name for s in trace.spans if s.span_id in combined.span_ids] == [
+        "invoke_agent orchestrator",
+        "execute_tool explode",
+    ]
+    assert pickle.loads(pickle.dumps(combined)).span_ids == combined.span_ids
+    # the page gets the rows of those spans, in the order given; unknown ids are left out
+    view = trace_view(trace)
+    page = session_page(
+        [{"nodeid": "t", "outcome": "failed"}],
+        {
+            "t": {
+                "view": view,
+                "message": "m",
+                "about": [combined.span_ids[1], "f" * 16, combined.span_ids[0]],
+            }
+        },
+    )
+    assert page["sections"][0]["focus"] == [4, 0]
+
+
+def test_the_tables_count_failed_tools_tokens_with_and_without_nested_agents_and_tool_times() -> None:
+    b = SpanBuilder()
+    boss = b.agent("boss")
+    b.chat(boss, 100, 20)
+    b.tool("fetch", boss, args="{}", result="ok", duration_ns=2_000_000)
+    b.tool("fetch", boss, args="{}", status="ERROR", description="timeout", duration_ns=9_000_000)
+    b.tool("fetch", boss, args="{}", result="ok", duration_ns=4_000_000)
+    b.tool("fetch", boss, args="{}", result="ok", duration_ns=3_000_000)
+    view = trace_view(b.trace())
+    (agent,) = view["agents"]
+    assert (agent["failed_tools"], agent["tokens"], agent["model_calls"]) == (1, 120, 1)
+    (fetch,) = view["tools"]
+    # four calls: the median is the lower middle one (3 ms), the longest 9 ms
+    assert fetch == {"tool": "fetch", "calls": 4, "failed": 1, "unknown": 0, "p50_ms": 3.0, "max_ms": 9.0}
+
+    recorded = trace_view(ta.load_trace(DATA / "pydantic_ai_current.json"))
+    rows = {row["agent"]: (row["tokens"], row["tokens_nested"]) for row in recorded["agents"]}
+    assert rows == {"orchestrator": (602, 646), "helper": (44, 44)}
+    # the tree says the same, and why the two differ
+    assert recorded["tree"][0]["t"].startswith(
+        "orchestrator [succeeded] tokens=646 (602 own calls, 44 nested agents)"
+    )
+
+
+def test_waterfall_rows_carry_the_trees_names_and_model_tokens_on_a_trace_of_another_stack() -> None:
+    view = trace_view(ta.load_trace(DATA / "openinference_smolagents.json"))
+    fields = view["fields"]
+    name, label, tokens = fields.index("name"), fields.index("label"), fields.index("tokens")
+    rows = [(r[name], r[label], r[tokens]) for r in view["spans"]]
+    assert ("SimpleTool", "get_weather", None) in rows and ("SimpleTool", "explode", None) in rows
+    assert ("OpenAIModel.generate", "scripted-orchestrator", 112) in rows
+    assert ("Step 1", None, None) in rows  # a span of no record: "semantic spans only" hides it
+    assert sum(t for _, _, t in rows if t) == view["counts"]["tokens"] == 646
+
+
+def test_durations_and_counts_read_as_people_read_them() -> None:
+    from traceassert._report.human import count_text, seconds_text
+
+    assert count_text(5624743) == "5,624,743"
+    assert [seconds_text(s) for s in (None, float("nan"), 0.000412, 0.0123, 1.25, 125, 6900)] == [
+        "open",
+        "n/a",
+        "0.412 ms",
+        "12.3 ms",
+        "1.25 s",
+        "2m 05s",
+        "1h 55m",
+    ]

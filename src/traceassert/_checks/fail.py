@@ -4,16 +4,22 @@ at, the tool listing and the tree), raised at once or, inside ``soft()``, collec
 from __future__ import annotations
 
 import contextvars
+from collections.abc import Iterable
+from typing import Any
 
 from .._common.gcpause import gc_paused
 from .._common.redact import redact_text, redacting, shown
 from .._errors import TraceAssertionError
+from .._model.span import Span
 from .._render import describe_tool, render_lines
 from .._trace import Trace
 from .messages import KEEP_LISTED, compose, shows_whole_tree
 from .selection import Selection
 
-__all__ = ["SOFT_COLLECTOR", "fail", "fail_now"]
+__all__ = ["SOFT_COLLECTOR", "about_ids", "fail", "fail_now"]
+
+#: at most this many span ids name what a failure is about (a check over 1,000 runs names the first)
+ABOUT_LIMIT = 20
 
 #: the failures collected by an active ``soft()`` block, or None outside one
 SOFT_COLLECTOR: contextvars.ContextVar[list[TraceAssertionError] | None] = contextvars.ContextVar(
@@ -21,10 +27,22 @@ SOFT_COLLECTOR: contextvars.ContextVar[list[TraceAssertionError] | None] = conte
 )
 
 
-def fail(sel: Selection, check: str, problem: str, *, message: str | None = None, details: str = "") -> None:
+def fail(
+    sel: Selection,
+    check: str,
+    problem: str,
+    *,
+    message: str | None = None,
+    details: str = "",
+    about: Iterable[Any] | None = None,
+) -> None:
     """Raise (or, inside ``soft()``, record) a TraceAssertionError with the full story: the user's
     ``message``, ``check: problem``, what was checked, ``details``, a hint when nothing was captured,
-    spans not ended, the tool listing and the invocation tree."""
+    spans not ended, the tool listing and the invocation tree.
+
+    ``about``: the records (or spans) the failure is about, most telling first (the failed tool
+    executions, say); by default the selection's (`about_ids`). Their span ids are the error's
+    ``span_ids``."""
     __tracebackhide__ = True
     trace = sel.trace
 
@@ -62,6 +80,7 @@ def fail(sel: Selection, check: str, problem: str, *, message: str | None = None
         whole = [*parts, *notes] if trace.tool_executions else head(None)  # "none recorded" is no repeat
         short = whole if shows_whole_tree(whole, tree) else head(KEEP_LISTED)
         err = compose(short, tree, full_head=whole)
+    err.span_ids = about_ids(sel, about)
 
     collector = SOFT_COLLECTOR.get()
     if collector is not None:
@@ -79,6 +98,23 @@ def fail_now(sel: Selection, check: str, problem: str, details: str = "") -> Non
     finally:
         SOFT_COLLECTOR.reset(token)
     raise TraceAssertionError(f"{check}: {problem}")  # pragma: no cover - fail raised
+
+
+def about_ids(sel: Selection, about: Iterable[Any] | None = None) -> tuple[str, ...]:
+    """The span ids of ``about`` (records or spans; the first `ABOUT_LIMIT`), by default of what the
+    selection chose: the tool executions ``called_tool`` chose, else the agent invocations whose work
+    was checked (`Selection.principals`: those ``called_agent`` chose, the agents that own the selected
+    spans, the top-level agents of the whole trace)."""
+    if about is None:
+        about = sel.tools if sel.tools is not None else sel.principals()
+    ids: list[str] = []
+    for item in about:
+        span = item if isinstance(item, Span) else getattr(item, "span", None)
+        if isinstance(span, Span) and span.span_id not in ids:
+            ids.append(span.span_id)
+            if len(ids) == ABOUT_LIMIT:
+                break
+    return tuple(ids)
 
 
 def _tool_listing(trace: Trace, limit: int | None = None) -> str:

@@ -85,7 +85,9 @@ def combine(failures: Sequence[TraceAssertionError]) -> TraceAssertionError:
     tree: Tree | None = getattr(last, "_tree", None)
     if tree is None:
         tree = last.full_message().partition(_TREE)[2]
-    return compose(short, tree, full_head=full_head)
+    err = compose(short, tree, full_head=full_head)
+    err.span_ids = tuple(dict.fromkeys(i for failure in failures for i in failure.span_ids))
+    return err
 
 
 def _head(text: str) -> str:

@@ -277,7 +277,12 @@ class RepeatVerdict:
                 html = run["html"]
                 if html.get("message") or "html" not in data or not data["html"]["message"]:
                     # the HTML report shows the last failed run (else the last run)
-                    data["html"] = {"view": html.get("view"), "message": html.get("message") or "", "run": i}
+                    data["html"] = {
+                        "view": html.get("view"),
+                        "message": html.get("message") or "",
+                        "about": html.get("about") or [],
+                        "run": i,
+                    }
         data["repeat"] = {**self.summary(), "run_details": run_details}
         if "html" in data:
             shown = data["html"]

@@ -11,7 +11,7 @@ from .._common.files import check_output, write_atomic
 from .._common.text import safe_json, safe_line
 from .._evaluation.results import jsonable
 
-__all__ = ["page_html", "script_json", "write_page"]
+__all__ = ["SCRIPTS", "page_html", "script", "script_json", "write_page"]
 
 _ESCAPES = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
 
@@ -26,9 +26,20 @@ def script_json(data: Any) -> str:
     return safe_json(text)  # lone surrogates and C1 controls as \u escapes: the page can be written
 
 
+#: the page's script, in files by concern (plain declarations; report.js starts the page), run in one
+#: function scope in this order: no build step, nothing global but what the browser gives
+SCRIPTS = ("util.js", "details.js", "tables.js", "tree.js", "waterfall.js", "report.js")
+
+
 def _asset(name: str) -> str:
     folder = resources.files(__package__ or "traceassert._report").joinpath("assets")
     return folder.joinpath(name).read_text("utf-8")
+
+
+def script() -> str:
+    """The page's whole script: the `SCRIPTS` in one function scope, in strict mode."""
+    parts = [f"/* {name} */\n{_asset(name)}" for name in SCRIPTS]
+    return '(function () {\n"use strict";\n' + "\n".join(parts) + "})();\n"
 
 
 def page_html(data: dict[str, Any]) -> str:
@@ -48,7 +59,7 @@ def page_html(data: dict[str, Any]) -> str:
         f'<header><h1>{title}</h1><div id="summary" role="region" aria-label="summary"></div></header>\n'
         '<main id="sections"><noscript>This report needs JavaScript.</noscript></main>\n'
         f'<script type="application/json" id="traceassert-data">{script_json(data)}</script>\n'
-        f"<script>\n{_asset('report.js')}</script>\n"
+        f"<script>\n{script()}</script>\n"
         "</body></html>\n"
     )
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from .._trace import Trace
 
-__all__ = ["failure_message", "run_results"]
+__all__ = ["failure_message", "failure_spans", "run_results"]
 
 
 def failure_message(excinfo: Any, longrepr: Any) -> str:
@@ -28,6 +28,15 @@ def failure_message(excinfo: Any, longrepr: Any) -> str:
     return crash_line(longrepr)
 
 
+def failure_spans(excinfo: Any) -> list[str]:
+    """The span ids of the records a failed check is about (`TraceAssertionError.span_ids`; none for
+    any other exception): the report selects them."""
+    from .._errors import TraceAssertionError
+
+    exc = getattr(excinfo, "value", None)
+    return [str(i) for i in exc.span_ids] if isinstance(exc, TraceAssertionError) else []
+
+
 def run_results(
     trace: Trace | None,
     *,
@@ -36,10 +45,13 @@ def run_results(
     html: bool = False,
     redact: bool | Iterable[str] = True,
     message: str = "",
+    about: list[str] | None = None,
 ) -> dict[str, Any]:
     """The results dict of one run of a test (``trace`` None when the test captured no spans), with
     the scores it recorded (`results.end_test`). Token totals are made when wanted or when a score was
     recorded.
+
+    ``about``: the span ids of the records the failure is about (`failure_spans`), for the report.
 
     Token totals and the view are informative: when they cannot be made the test does not fail over
     it (tokens are None; the view says it could not be drawn).
@@ -63,5 +75,5 @@ def run_results(
                 view = trace_view(trace, redact=redact)
             except Exception as exc:
                 message += f"\n(traceassert could not draw the trace: {type(exc).__name__}: {exc})"
-        data["html"] = {"view": view, "message": message}
+        data["html"] = {"view": view, "message": message, "about": list(about or ())}
     return data

@@ -1,11 +1,13 @@
 """The report's sections: one per test of a pytest session (failed first), or one per trace of a file.
 
 The page data is ``{"title", "kind", "summary", "sections"}``; a section is ``{"title", "outcome",
-"duration_s", "message", "scores", "repeat", "tokens", "history", "gates", "view", "coverage"}`` where
-``view`` is a `view.trace_view` (None for a test that captured no spans), ``repeat`` the repeated test's
-verdict with its interval and estimators (``text`` states it), ``history`` its latest verdicts
-(``outcome``, ``pass_rate``), ``gates`` the regression gates' results (``text``) and ``coverage`` what
-no check examined (``Coverage.to_dict``, already redacted; None when not measured).
+"duration_s", "message", "scores", "repeat", "tokens", "history", "gates", "view", "coverage",
+"focus"}`` where ``view`` is a `view.trace_view` (None for a test that captured no spans), ``repeat`` the
+repeated test's verdict with its interval and estimators (``text`` states it), ``history`` its latest
+verdicts (``outcome``, ``pass_rate``), ``gates`` the regression gates' results (``text``), ``coverage``
+what no check examined (``Coverage.to_dict``, already redacted; None when not measured) and ``focus`` the
+waterfall rows of the records a failed check is about (`TraceAssertionError.span_ids`), which the page
+selects.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from .view import trace_view
 if TYPE_CHECKING:
     from .._trace import Trace
 
-__all__ = ["FAILED", "file_page", "file_traces", "order_failed_first", "session_page"]
+__all__ = ["FAILED", "file_page", "file_traces", "focus_rows", "order_failed_first", "session_page"]
 
 #: outcomes shown as failures (first in the report)
 FAILED = ("failed", "error")
@@ -38,6 +40,18 @@ def _redacted(value: Any, redact: bool | Iterable[str]) -> Any:
 
     patterns = () if redact is True else list(redact)
     return redact_value(value, patterns)
+
+
+def focus_rows(view: Mapping[str, Any] | None, span_ids: Iterable[str]) -> list[int]:
+    """The rows of ``view``'s waterfall whose span ids are among ``span_ids``, in their order (ids not
+    in the view are left out)."""
+    if not view:
+        return []
+    at = view["fields"].index("id")
+    rows: dict[str, int] = {}
+    for i, row in enumerate(view["spans"]):
+        rows.setdefault(str(row[at]), i)
+    return [rows[i] for i in dict.fromkeys(map(str, span_ids)) if i in rows]
 
 
 def session_page(
@@ -65,7 +79,15 @@ def session_page(
             "gates": t.get("gates"),
         }
         section = _redacted(jsonable(fields), redact)
-        sections.append({**section, "view": extra.get("view"), "coverage": extra.get("coverage")})
+        view = extra.get("view")
+        sections.append(
+            {
+                **section,
+                "view": view,
+                "coverage": extra.get("coverage"),
+                "focus": focus_rows(view, extra.get("about") or ()),
+            }
+        )
     return {
         "title": title,
         "kind": "tests",
@@ -154,6 +176,7 @@ def file_page(
                 "repeat": None,
                 "tokens": None,
                 "view": view,
+                "focus": [],
             }
         )
     summary = {"traces": len(sections), "spans": spans, "tokens": tokens, "failed_tools": failed_tools}

@@ -2,16 +2,18 @@
 
 Each row is a list (compact: a 10k-span page stays small) read by the page's script:
 ``[span_id, parent row or -1, depth, name, kind, start_ms, duration_ms or None (open), failed,
-status, attributes, events]``, where ``kind`` is ``agent``, ``tool``, ``model`` or ``other`` (what the
-reconstruction made of the span), ``attributes`` is ``[[key, cut, full?], ...]`` and ``events`` is
-``[[name, offset_ms or None, attributes], ...]``. Every value is redacted as dumps are and cut as
-messages cut it (`values.Values`).
+status, attributes, events, label, tokens]``, where ``kind`` is ``agent``, ``tool``, ``model`` or
+``other`` (what the reconstruction made of the span), ``attributes`` is ``[[key, cut, full?], ...]``,
+``events`` is ``[[name, offset_ms or None, attributes], ...]``, ``label`` the tree's name for the
+span's record (None for a span of no record) and ``tokens`` a model call's tokens (on its first
+span). Every value is redacted as dumps are and cut as messages cut it (`values.Values`).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from .labels import span_labels
 from .values import Values
 
 if TYPE_CHECKING:
@@ -33,6 +35,8 @@ FIELDS = (
     "status",
     "attributes",
     "events",
+    "label",
+    "tokens",
 )
 
 
@@ -81,6 +85,7 @@ def span_rows(trace: Trace, values: Values) -> tuple[list[list[Any]], dict[int, 
     """The waterfall's rows, ``id(span) -> row`` and the axis length in milliseconds."""
     ordered = tree_order(trace)
     kinds, verdicts = span_kinds(trace)
+    labels, tokens = span_labels(trace)
     starts = [s.start_ns for s, _, _ in ordered]
     t0 = min(starts) if starts else 0
     ends = [s.end_ns if s.end_ns is not None else s.start_ns for s, _, _ in ordered]
@@ -114,6 +119,8 @@ def span_rows(trace: Trace, values: Values) -> tuple[list[list[Any]], dict[int, 
                     ]
                     for ev in red.events
                 ],
+                labels.get(id(span)),
+                tokens.get(id(span)),
             ]
         )
     return rows, index, round(axis_ms, 3)

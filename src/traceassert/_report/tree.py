@@ -2,8 +2,9 @@
 
 A node is a dict: ``k`` (kind: ``agent``, ``tool``, ``model``, ``request``, ``handoff``, ``retrieval``,
 ``turn``, ``note``), ``t`` (its one-line label), ``s`` (``ok``, ``failed``, ``unknown`` or None),
-``sp`` (the waterfall rows of its spans), ``d`` (details: ``[[label, cut, full?], ...]``) and ``c``
-(children, in start order). Values are redacted and cut by `values.Values`.
+``sp`` (the waterfall rows of its spans), ``d`` (details: ``[[label, cut, full?], ...]``), ``c``
+(children, in start order) and, for tools and agents, ``n`` (the name). Values are redacted and cut
+by `values.Values`.
 """
 
 from __future__ import annotations
@@ -13,13 +14,15 @@ from typing import TYPE_CHECKING, Any
 from .._model.records import AgentInvocation, Handoff, ModelCall, Retrieval, ToolExecution, ToolRequest
 from .._reconstruct.turns import turn_headers
 from .._render import model_parts
+from .human import count_text, seconds_text
+from .totals import call_tokens
 from .values import Values
 
 if TYPE_CHECKING:
     from .._model.span import Span
     from .._trace import Trace
 
-__all__ = ["agent_totals", "tree_nodes"]
+__all__ = ["tree_nodes"]
 
 _STATE = {True: "failed", False: "ok", None: "unknown"}
 
@@ -59,7 +62,9 @@ class _Builder:
             details.append(self.detail("result", result))
         if tool.call_id:
             details.append(["call id", tool.call_id])
-        return _node("tool", text, _STATE[tool.failed], self.spans(tool.span), details, nested)
+        if tool.span is not None:
+            details.append(["duration", seconds_text(tool.span.duration_s)])
+        return _node("tool", text, _STATE[tool.failed], self.spans(tool.span), details, nested, tool.name)
 
     def request(self, req: ToolRequest) -> dict[str, Any]:
         arguments = self.values.redacted(req.arguments)
@@ -74,6 +79,7 @@ class _Builder:
             ["model", str(call.model)],
             ["provider", str(call.provider)],
             ["tokens", f"in={call.input_tokens} out={call.output_tokens} total={call.total_tokens}"],
+            ["duration", seconds_text(call.span.duration_s if call.span is not None else None)],
         ]
         if call.error is not None:
             details.append(["error", *self.values.text(str(call.error))])
@@ -101,11 +107,23 @@ class _Builder:
 
     def agent_head(self, inv: AgentInvocation) -> dict[str, Any]:
         text = f"{'work outside any agent ' if inv.implicit else ''}{inv.name} [{inv.status}]"
-        if inv.total_tokens is not None:
-            text += f" tokens={inv.total_tokens}"
-        if inv.duration_s is not None:
-            text += f" {inv.duration_s:.3f}s"
+        own_calls = [t for t in map(call_tokens, inv.model_calls) if t is not None]
+        own = sum(own_calls) if own_calls else None
         details = [["status", inv.status]]
+        if inv.total_tokens is not None:
+            # the run's tokens count its nested agents' too; the per-agent table's own calls do not
+            text += f" tokens={count_text(inv.total_tokens)}"
+            if own is not None and own != inv.total_tokens:
+                nested = inv.total_tokens - own
+                text += f" ({count_text(own)} own calls" + (
+                    f", {count_text(nested)} nested agents)" if nested > 0 and inv.nested else ")"
+                )
+            details.append(["tokens", f"{count_text(inv.total_tokens)} (nested agents included)"])
+        if own is not None:
+            details.append(["tokens of its own model calls", count_text(own)])
+        if inv.duration_s is not None:
+            text += f" {seconds_text(inv.duration_s)}"
+            details.append(["duration", seconds_text(inv.duration_s)])
         if inv.error is not None:
             details.append(["error", *self.values.text(str(inv.error))])
         if inv.input is not None:
@@ -116,7 +134,7 @@ class _Builder:
         if inv.conversation_id:
             details.append(["conversation", inv.conversation_id])
         state = {"failed": "failed", "succeeded": "ok"}.get(inv.status, "unknown")
-        return _node("agent", text, state, self.spans(*(inv.spans or (inv.span,))), details, [])
+        return _node("agent", text, state, self.spans(*(inv.spans or (inv.span,))), details, [], inv.name)
 
     def agent(self, top: AgentInvocation) -> dict[str, Any]:
         # iterative: agents may nest deeper than the recursion limit
@@ -151,9 +169,18 @@ class _Builder:
 
 
 def _node(
-    kind: str, text: str, state: str | None, spans: list[int], details: list[list[Any]], children: list[Any]
+    kind: str,
+    text: str,
+    state: str | None,
+    spans: list[int],
+    details: list[list[Any]],
+    children: list[Any],
+    name: str | None = None,
 ) -> dict[str, Any]:
-    return {"k": kind, "t": text, "s": state, "sp": spans, "d": details, "c": children}
+    node = {"k": kind, "t": text, "s": state, "sp": spans, "d": details, "c": children}
+    if name is not None:
+        node["n"] = name
+    return node
 
 
 def tree_nodes(trace: Trace, values: Values, rows: dict[int, int]) -> list[dict[str, Any]]:
@@ -177,26 +204,3 @@ def tree_nodes(trace: Trace, values: Values, rows: dict[int, int]) -> list[dict[
     notes += [f"warning: {w}" for w in trace.warnings[:10]]
     nodes += [_node("note", str(values.redacted(n)), None, [], [], []) for n in notes]
     return nodes
-
-
-def agent_totals(trace: Trace) -> list[dict[str, Any]]:
-    """Per agent name: runs, failed runs, model calls and tokens of its own calls, time in its runs."""
-    out: dict[str, dict[str, Any]] = {}
-    for inv in trace.all_agents():
-        row = out.setdefault(
-            inv.name,
-            {"agent": inv.name, "runs": 0, "failed": 0, "model_calls": 0, "tokens": None, "seconds": 0.0},
-        )
-        row["runs"] += 1
-        row["failed"] += inv.failed
-        row["model_calls"] += len(inv.model_calls)
-        for call in inv.model_calls:
-            used = call.total_tokens
-            if used is None and (call.input_tokens is not None or call.output_tokens is not None):
-                used = (call.input_tokens or 0) + (call.output_tokens or 0)
-            if used is not None:
-                row["tokens"] = (row["tokens"] or 0) + used
-        row["seconds"] += inv.duration_s or 0.0
-    for row in out.values():
-        row["seconds"] = round(row["seconds"], 3)
-    return list(out.values())

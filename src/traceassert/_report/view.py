@@ -6,7 +6,8 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from .spans import FIELDS, span_rows
-from .tree import agent_totals, tree_nodes
+from .totals import agent_totals, tool_totals
+from .tree import tree_nodes
 from .values import Values
 
 if TYPE_CHECKING:
@@ -16,7 +17,8 @@ __all__ = ["trace_view"]
 
 
 def trace_view(trace: Trace, *, redact: bool | Iterable[str] = True, limit: int = 120) -> dict[str, Any]:
-    """The invocation tree, the waterfall's span rows, per-agent totals and counts of ``trace``.
+    """The invocation tree, the waterfall's span rows, per-agent and per-tool totals and counts of
+    ``trace``.
 
     Secrets are redacted as dumps redact them unless ``redact=False`` (an iterable of regular
     expressions redacts the keys they match as well); values are cut to ``limit`` characters, with the
@@ -32,6 +34,7 @@ def trace_view(trace: Trace, *, redact: bool | Iterable[str] = True, limit: int 
         "axis_ms": axis_ms,
         "tree": tree_nodes(trace, values, index),
         "agents": agent_totals(trace),
+        "tools": tool_totals(trace),
         "strings": values.strings,
         "counts": {
             "spans": len(rows),

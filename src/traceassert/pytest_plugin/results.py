@@ -71,6 +71,7 @@ class _ResultsPlugin:
         html = config.getoption("--traceassert-html")
         self.html_path = os.path.join(config.invocation_params.dir, html) if html else None
         self.messages: dict[str, str] = {}
+        self.about: dict[str, list[str]] = {}  # the span ids a failed check is about, for the report
         self.is_worker = hasattr(config, "workerinput")
         self.results = SessionResults()
         self.redact = redaction(config)
@@ -102,9 +103,10 @@ class _ResultsPlugin:
     ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
         report = yield
         if self.html_path and report.failed and item.nodeid not in self.messages:
-            from .._report.results import failure_message
+            from .._report.results import failure_message, failure_spans
 
             self.messages[item.nodeid] = failure_message(call.excinfo, report.longrepr)
+            self.about[item.nodeid] = failure_spans(call.excinfo)
         if report.when == "call":
             item.stash[CALL_KEY] = report.duration
         if report.when == "teardown":
@@ -125,6 +127,7 @@ class _ResultsPlugin:
             html=self.html_path is not None,
             redact=self.redact,
             message=self.messages.pop(item.nodeid, ""),
+            about=self.about.pop(item.nodeid, None),
         )
         return add_run_facts(item, data, trace)
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Iterable, Sequence
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from ..._model.records import AgentInvocation, ModelCall, Retrieval, ToolExecution
 from ..describe import first_of
@@ -146,6 +146,7 @@ def gate(
             f"{who(cancelled)} was cancelled: every invocation check fails on a cancelled invocation",
             message=message,
             details=scope_text(sel, targets),
+            about=cancelled,
         )
         raise Closed
     if gated:
@@ -161,6 +162,7 @@ def gate(
                 "what happened before the failure",
                 message=message,
                 details=scope_text(sel, targets),
+                about=failed,
             )
             raise Closed
     if scoped and sel.nested is None:
@@ -192,11 +194,14 @@ def fail_on(
     *,
     message: str | None,
     more: str = "",
+    about: Sequence[Any] | None = None,
 ) -> None:
     """The failure of an invocation check: ``check on <the invocations>``, the problem, the invocations
-    checked and ``more`` (the records the check looked at)."""
+    checked and ``more`` (the records the check looked at); it is about ``about`` (the records at
+    fault), else the invocations checked."""
     __tracebackhide__ = True
-    fail(sel, f"{check} on {who(targets)}", problem, message=message, details=scope_text(sel, targets) + more)
+    details = scope_text(sel, targets) + more
+    fail(sel, f"{check} on {who(targets)}", problem, message=message, details=details, about=about or targets)
 
 
 def listing(sel: Selection, title: str, tools: Sequence[ToolExecution]) -> str:

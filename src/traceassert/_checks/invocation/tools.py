@@ -318,6 +318,7 @@ def has_no_failed_tool_executions(
             "expected no failed tool execution, found " + "; ".join(parts),
             message=message,
             more=listing(sel, "executions in scope", tools),
+            about=[*failed, *unknown],
         )
     else:
         _cannot_tell(sel, check, targets, "found no failed tool execution", ", and failed", message)

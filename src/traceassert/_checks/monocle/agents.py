@@ -117,7 +117,7 @@ def _no_agent_calls(sel: Selection, check: str, given: Any, names: Names, messag
             f"{NOTE}of these, {nested_agents_text(nested, scope.principals)} (top_level_only() leaves "
             "nested invocations out)"
         )
-    fail(sel, call_text(check, given), problem, message=message)
+    fail(sel, call_text(check, given), problem, message=message, about=found)
     return sel
 
 

@@ -199,7 +199,7 @@ def _no_tool_calls(
                 f"{NOTE}of these, {nested_records_text(nested, scope.principals, 'called')} "
                 f"(top_level_only() leaves nested agents out)"
             )
-    fail(sel, check, problem, message=message)
+    fail(sel, check, problem, message=message, about=found)
     return sel
 
 

@@ -1,398 +1,277 @@
-/* traceassert HTML report: vanilla script, no framework, no network.
-   Sections are built when first opened; a tree node's children when first expanded; the waterfall
-   keeps only the rows in view in the page (so 10k spans open quickly). */
-(function () {
-  "use strict";
-  var DATA = JSON.parse(document.getElementById("traceassert-data").textContent);
-  var ROW = 22, OVERSCAN = 8, MAX_ROWS_SHOWN = 20, SMALL_TREE = 300;
-  var F = {};
-  var MARK = { failed: "\u2717 failed", error: "\u2717 error", passed: "\u2713 passed", ok: "\u2713 ok",
-    unknown: "? unknown", tool_failed: "\u2717 a tool failed", skipped: "\u2013 skipped", xfailed: "\u2013 xfailed", xpassed: "! xpassed" };
+/* traceassert HTML report: vanilla script, no framework, no network. Sections are built when first
+   opened; a tree node's children when first expanded; the waterfall keeps only the rows in view in the
+   page (so 10k spans open quickly). One selection is shared by the tree, the waterfall and the details
+   panel, and written into the address (#sec-N/span/ID) so that a link points at it. */
+var DATA = JSON.parse(document.getElementById("traceassert-data").textContent);
+var SECTIONS = [];  // per section: { open(), ctx (once built) }
 
-  function el(tag, attrs, children) {
-    var e = document.createElement(tag);
-    if (attrs) for (var k in attrs) {
-      if (attrs[k] === null || attrs[k] === undefined) continue;
-      if (k === "text") e.textContent = attrs[k];
-      else if (k === "cls") e.className = attrs[k];
-      else e.setAttribute(k, attrs[k]);
-    }
-    if (children) children.forEach(function (c) { if (c) e.appendChild(typeof c === "string" ? document.createTextNode(c) : c); });
-    return e;
+// a pass rate never rounds a failure (or a pass) away: 2083 of 2084 is 99.95%, not 100.0%
+function pct(r) {
+  if (r === null || r === undefined) return "n/a";
+  if (r >= 1 || r <= 0) return (r >= 1 ? 100 : 0).toFixed(1) + "%";
+  for (let d = 1; d < 14; d++) {
+    const t = (r * 100).toFixed(d);
+    if (parseFloat(t) > 0 && parseFloat(t) < 100) return t + "%";
   }
-  function ms(v) {
-    if (v === null || v === undefined) return "open";
-    return v >= 1000 ? (v / 1000).toFixed(2) + " s" : v >= 1 ? v.toFixed(1) + " ms" : v.toFixed(3) + " ms";
-  }
-  // a pass rate never rounds a failure (or a pass) away: 2083 of 2084 is 99.95%, not 100.0%
-  function pct(r) {
-    if (r === null || r === undefined) return "n/a";
-    if (r >= 1 || r <= 0) return (r >= 1 ? 100 : 0).toFixed(1) + "%";
-    for (let d = 1; d < 14; d++) {
-      const t = (r * 100).toFixed(d);
-      if (parseFloat(t) > 0 && parseFloat(t) < 100) return t + "%";
-    }
-    return r < 0.5 ? ">0%" : "<100%";
-  }
+  return r < 0.5 ? ">0%" : "<100%";
+}
 
-  /* -- summary bar ------------------------------------------------------------------------------ */
-  function summary() {
-    var s = DATA.summary, box = document.getElementById("summary"), items = [];
-    function stat(label, value, bad) {
-      items.push(el("span", { cls: "stat" + (bad ? " bad" : "") }, [label + " ", el("b", { text: String(value) })]));
-    }
-    if (DATA.kind === "tests") {
-      stat("passed", s.passed);
-      stat(s.failed ? "\u2717 failed" : "failed", s.failed, s.failed > 0);
-      stat("repeated", s.repeated);
-      stat("pass rate", pct(s.pass_rate));
-      stat("tokens", s.tokens ? s.tokens.total : "not recorded");
-      stat("slowest", s.slowest ? s.slowest.nodeid + " (" + s.slowest.seconds.toFixed(2) + " s)" : "n/a");
-    } else {
-      stat("traces", s.traces); stat("spans", s.spans); stat("tokens", s.tokens);
-      stat(s.failed_tools ? "\u2717 failed tool executions" : "failed tool executions", s.failed_tools, s.failed_tools > 0);
-    }
-    items.forEach(function (i) { box.appendChild(i); });
+/* -- summary bar and session overview ------------------------------------------------------------ */
+function summary() {
+  var s = DATA.summary, box = document.getElementById("summary"), items = [];
+  function stat(label, value, bad) {
+    items.push(el("span", { cls: "stat" + (bad ? " bad" : "") }, [label + " ", el("b", { text: String(value) })]));
   }
+  if (DATA.kind === "tests") {
+    stat("passed", num(s.passed));
+    stat(s.failed ? "\u2717 failed" : "failed", num(s.failed), s.failed > 0);
+    stat("repeated", num(s.repeated));
+    stat("pass rate", pct(s.pass_rate));
+    stat("tokens", s.tokens ? num(s.tokens.total) : "not recorded");
+    stat("slowest", s.slowest ? s.slowest.nodeid + " (" + dur(s.slowest.seconds * 1000) + ")" : "n/a");
+  } else {
+    stat("traces", num(s.traces)); stat("spans", num(s.spans)); stat("tokens", num(s.tokens));
+    stat(s.failed_tools ? "\u2717 failed tool executions" : "failed tool executions", num(s.failed_tools), s.failed_tools > 0);
+  }
+  items.forEach(function (i) { box.appendChild(i); });
+}
 
-  /* -- sections --------------------------------------------------------------------------------- */
-  function sections() {
-    var main = document.getElementById("sections");
-    main.textContent = "";
-    var anyOpen = false;
-    DATA.sections.forEach(function (sec, i) {
-      var bad = sec.outcome === "failed" || sec.outcome === "error" || sec.outcome === "tool_failed";
-      var node = el("section", { cls: "sec" + (bad ? " failed" : ""), id: "sec-" + i, "data-outcome": sec.outcome || "" });
-      var body = el("div", { cls: "sec-body", id: "sec-body-" + i, hidden: "" });
-      var meta = [];
-      if (sec.duration_s !== null && sec.duration_s !== undefined) meta.push(sec.duration_s.toFixed(3) + " s");
-      if (sec.view) meta.push(sec.view.counts.spans + " spans");
-      var btn = el("button", { "aria-expanded": "false", "aria-controls": "sec-body-" + i }, [
-        sec.outcome ? el("span", { cls: "outcome " + sec.outcome, text: MARK[sec.outcome] || sec.outcome }) : null,
-        el("span", { cls: "sec-title", text: sec.title }),
-        el("span", { cls: "sec-meta", text: meta.join(" \u00b7 ") })]);
-      var built = false;
-      function toggle(open) {
-        if (open && !built) { built = true; buildSection(sec, body, i); }
-        btn.setAttribute("aria-expanded", open ? "true" : "false");
-        if (open) body.removeAttribute("hidden"); else body.setAttribute("hidden", "");
-      }
-      btn.addEventListener("click", function () { toggle(btn.getAttribute("aria-expanded") !== "true"); });
-      node.appendChild(el("h2", null, [btn]));
-      node.appendChild(body);
-      main.appendChild(node);
-      if (bad || (i === 0 && DATA.sections.length <= 3)) { toggle(true); anyOpen = true; }
-    });
-    if (!anyOpen && DATA.sections.length) main.querySelector("section.sec > h2 > button").click();
-    if (!DATA.sections.length) main.appendChild(el("p", { text: "Nothing to show: no test or trace." }));
-  }
+function overview(main) {
+  if (DATA.sections.length < 2) return;
+  var what = DATA.kind === "tests" ? "tests" : "traces";
+  var bad = DATA.sections.filter(function (s) { return BAD[s.outcome]; }).length;
+  main.appendChild(el("section", { id: "overview", cls: "overview", "aria-label": "overview" }, [
+    el("h2", { text: "Overview: " + num(DATA.sections.length) + " " + what + (bad ? ", \u2717 " + num(bad) + " failed" : "") }),
+    overviewTable(function (i) { goTo(i, null); })]));
+}
 
-  function buildSection(sec, body, i) {
-    if (sec.message) body.appendChild(el("pre", { cls: "message", text: sec.message }));
-    if (sec.repeat) {
-      var r = sec.repeat;
-      body.appendChild(el("p", { cls: "repeat", text: "repeated: " + (r.text || r.passed + " of " + r.counted + " run(s) passed (pass rate " +
-        pct(r.pass_rate) + ", min_pass_rate " + pct(r.min_pass_rate) + ")") + "; runs: " + r.outcomes.join(", ") }));
+/* -- sections ------------------------------------------------------------------------------------ */
+function sections() {
+  var main = document.getElementById("sections");
+  main.textContent = "";
+  overview(main);
+  var anyOpen = false;
+  DATA.sections.forEach(function (sec, i) {
+    var bad = !!BAD[sec.outcome];
+    var node = el("section", { cls: "sec" + (bad ? " failed" : ""), id: "sec-" + i, "data-outcome": sec.outcome || "" });
+    var body = el("div", { cls: "sec-body", id: "sec-body-" + i, hidden: "" });
+    var meta = [];
+    if (sec.duration_s !== null && sec.duration_s !== undefined) meta.push(dur(sec.duration_s * 1000));
+    if (sec.view) meta.push(num(sec.view.counts.spans) + " spans");
+    if (sec.view && sec.view.counts.tokens !== null) meta.push(num(sec.view.counts.tokens) + " tokens");
+    var btn = el("button", { "aria-expanded": "false", "aria-controls": "sec-body-" + i }, [
+      sec.outcome ? el("span", { cls: "outcome " + sec.outcome, text: MARK[sec.outcome] || sec.outcome }) : null,
+      el("span", { cls: "sec-title", text: sec.title }),
+      el("span", { cls: "sec-meta", text: meta.join(" \u00b7 ") })]);
+    var entry = { ctx: null, built: false };
+    function toggle(open) {
+      if (open && !entry.built) { entry.built = true; entry.ctx = buildSection(sec, body, i); }
+      btn.setAttribute("aria-expanded", open ? "true" : "false");
+      if (open) body.removeAttribute("hidden"); else body.setAttribute("hidden", "");
     }
-    if (sec.history && sec.history.length) body.appendChild(trend(sec.history));
-    (sec.gates || []).forEach(function (g) { body.appendChild(el("p", { cls: "gate " + g.verdict.replace(" ", "-"), text: "gate: " + g.text })); });
-    if (sec.scores && sec.scores.length) body.appendChild(scoresTable(sec.scores));
-    if (sec.coverage) body.appendChild(coverageBlock(sec.coverage));
-    if (sec.tokens) body.appendChild(el("p", { text: "tokens: " + sec.tokens.total + " (input " + sec.tokens.input +
-      ", output " + sec.tokens.output + ") in " + sec.tokens.model_calls + " model call(s)" }));
-    var v = sec.view;
-    if (!v) { body.appendChild(el("p", { cls: "muted", text: "No spans captured for this test." })); return; }
-    var c = v.counts;
-    body.appendChild(el("p", { cls: "muted", text: c.spans + " spans, " + c.agent_invocations + " agent invocation(s), " +
-      c.tool_executions + " tool execution(s) (" + c.failed_tool_executions + " failed), " + c.model_calls +
-      " model call(s)" + (c.tokens !== null ? ", " + c.tokens + " tokens" : "") }));
-    var details = el("div", { cls: "pane details", role: "region", "aria-label": "details", "aria-live": "polite" },
-      [el("p", { cls: "empty", text: "Select a tree node or a waterfall bar to see its details." })]);
-    var ctx = { v: v, details: details, i: i };
-    var treePane = el("div", { cls: "pane tree-pane" });
-    treePane.appendChild(buildTree(ctx));
-    body.appendChild(el("h3", { text: "Invocation tree" }));
-    body.appendChild(el("div", { cls: "panes" }, [treePane, details]));
-    body.appendChild(el("h3", { text: "Span waterfall" }));
-    body.appendChild(buildWaterfall(ctx));
-    if (v.agents.length) { body.appendChild(el("h3", { text: "Per agent" })); body.appendChild(agentsTable(v.agents)); }
-  }
+    entry.open = function () { if (btn.getAttribute("aria-expanded") !== "true") toggle(true); return entry.ctx; };
+    SECTIONS.push(entry);
+    btn.addEventListener("click", function () { toggle(btn.getAttribute("aria-expanded") !== "true"); });
+    node.appendChild(el("h2", null, [btn]));
+    if (sec._failures.length) node.appendChild(navigator(sec, i));
+    node.appendChild(body);
+    main.appendChild(node);
+    if (bad || (i === 0 && DATA.sections.length <= 3)) { toggle(true); anyOpen = true; }
+  });
+  if (!anyOpen && DATA.sections.length) SECTIONS[0].open();
+  if (!DATA.sections.length) main.appendChild(el("p", { text: "Nothing to show: no test or trace." }));
+}
 
-  /* what no check examined, and the checks that passed vacuously (Coverage.to_dict) */
-  function coverageBlock(c) {
-    var seen = 0, total = 0;
-    Object.keys(c.totals || {}).forEach(function (k) { seen += c.totals[k][0]; total += c.totals[k][1]; });
-    var box = el("div", { cls: "coverage" }, [el("p", { text: "coverage: " + seen + " of " + total +
-      " records examined by " + c.checks + " check(s)" })]);
-    var missed = c.not_examined || [], vacuous = c.vacuous || [];
-    if (missed.length) box.appendChild(el("ul", { cls: "not-examined", "aria-label": "not examined" },
-      missed.map(function (r) { return el("li", { text: "not examined: " + r.kind + " " + r.text }); })));
-    if (vacuous.length) box.appendChild(el("ul", { cls: "vacuous", "aria-label": "vacuous checks" },
-      vacuous.map(function (v) { return el("li", { text: "vacuous: " + v.where + " " + v.check + ": " + v.why }); })));
-    return box;
+// "✗ 195 failed: first / prev / next": each failure of the run in tree order, selected in the tree (its
+// ancestors opened) and in the waterfall (scrolled to, the window moved onto it)
+function navigator(sec, i) {
+  var fails = sec._failures, at = -1;
+  var where = el("span", { cls: "nav-at", "aria-live": "polite", text: "" });
+  function go(k) {
+    var ctx = SECTIONS[i].open();
+    if (!ctx) return;
+    at = (k + fails.length) % fails.length;
+    ctx.select(fails[at], -1, "nav");
   }
+  sec._showAt = function (k) { at = k; where.textContent = k >= 0 ? num(k + 1) + " of " + num(fails.length) : ""; };
+  return el("div", { cls: "sec-nav", role: "group", "aria-label": "failures of this run" }, [
+    el("span", { cls: "nav-count", text: "\u2717 " + num(fails.length) + " failed: " }),
+    button("first", { cls: "nav-first", "aria-label": "first failure" }, function () { go(0); }),
+    button("prev", { cls: "nav-prev", "aria-label": "previous failure" }, function () { go(at < 0 ? fails.length - 1 : at - 1); }),
+    button("next", { cls: "nav-next", "aria-label": "next failure" }, function () { go(at + 1); }),
+    where]);
+}
 
-  // the test's latest verdicts, oldest first: one bar per session, as high as its pass rate
-  function trend(history) {
-    var box = el("p", { cls: "trend", title: "latest sessions, oldest first" }, ["history: "]);
-    history.forEach(function (h) {
-      var rate = h.pass_rate === null || h.pass_rate === undefined ? (h.outcome === "passed" ? 1 : 0) : h.pass_rate;
-      box.appendChild(el("span", { cls: "bar " + (h.outcome || ""), style: "height:" + Math.round(4 + 12 * rate) + "px",
-        title: (h.outcome || "") + (h.pass_rate !== null && h.runs ? " (" + pct(h.pass_rate) + " of " + h.runs + " runs)" : "") + (h.revision ? " @ " + h.revision.slice(0, 12) : "") }));
-    });
-    return box;
-  }
+// the headline of a failure message: its first line (for a soft() block, the count and the first
+// failure's first line, as the terminal's short summary shows it)
+function headline(lines) {
+  if (/^\d+ checks failed:$/.test(lines[0]) && lines.length > 2 && lines[1].indexOf("--- failure 1") === 0) return lines[0] + " " + lines[2];
+  return lines[0];
+}
 
-  function scoresTable(scores) {
-    var t = el("table", { cls: "scores" }, [el("tr", null, ["score", "value", "passed", "run"].map(function (h) { return el("th", { text: h }); }))]);
-    scores.forEach(function (s) {
-      t.appendChild(el("tr", null, [el("td", { text: s.name }), el("td", { text: JSON.stringify(s.value) }),
-        el("td", { text: s.passed === null || s.passed === undefined ? "" : s.passed ? "\u2713 yes" : "\u2717 no" }),
-        el("td", { text: s.run === undefined ? "" : String(s.run) })]));
-    });
-    return t;
+function buildSection(sec, body, i) {
+  var v = sec.view;
+  var ctx = { v: v, sec: sec, i: i, node: null, row: -1, meta: v ? sec._meta : null };
+  if (sec.message) {
+    var lines = sec.message.split("\n"), cut = lines.indexOf("invocation tree:");
+    var head = (cut < 0 ? lines : lines.slice(0, cut)).slice(1).filter(function (l) { return l.trim(); });
+    body.appendChild(el("p", { cls: "headline", role: "heading", "aria-level": "3", text: headline(lines) }));
+    if (head.length) body.appendChild(el("pre", { cls: "message-head", text: head.slice(0, 8).join("\n") + (head.length > 8 ? "\n\u2026" : "") }));
+    body.appendChild(el("details", { cls: "message-text" }, [el("summary", { text: "show text (" + num(lines.length) + " lines)" }),
+      el("pre", { cls: "message", text: sec.message })]));
   }
+  if (sec.repeat) {
+    var r = sec.repeat;
+    body.appendChild(el("p", { cls: "repeat", text: "repeated: " + (r.text || r.passed + " of " + r.counted + " run(s) passed (pass rate " +
+      pct(r.pass_rate) + ", min_pass_rate " + pct(r.min_pass_rate) + ")") + "; runs: " + r.outcomes.join(", ") }));
+  }
+  if (sec.history && sec.history.length) body.appendChild(trend(sec.history));
+  (sec.gates || []).forEach(function (g) { body.appendChild(el("p", { cls: "gate " + g.verdict.replace(" ", "-"), text: "gate: " + g.text })); });
+  if (sec.scores && sec.scores.length) body.appendChild(scoresTable(sec.scores));
+  if (sec.coverage) body.appendChild(coverageBlock(sec.coverage));
+  if (sec.tokens) body.appendChild(el("p", { text: "tokens: " + num(sec.tokens.total) + " (input " + num(sec.tokens.input) +
+    ", output " + num(sec.tokens.output) + ") in " + num(sec.tokens.model_calls) + " model call(s)" }));
+  if (!v) { body.appendChild(el("p", { cls: "muted", text: "No spans captured for this test." })); return null; }
+  var c = v.counts;
+  body.appendChild(el("p", { cls: "muted counts", text: num(c.spans) + " spans, " + num(c.agent_invocations) + " agent invocation(s), " +
+    num(c.tool_executions) + " tool execution(s) (" + num(c.failed_tool_executions) + " failed), " + num(c.model_calls) +
+    " model call(s)" + (c.tokens !== null ? ", " + num(c.tokens) + " tokens" : "") }));
 
-  function agentsTable(rows) {
-    var t = el("table", { cls: "agents" }, [el("tr", null, ["agent", "runs", "failed", "model calls", "tokens (own calls)", "time"].map(function (h) { return el("th", { text: h }); }))]);
-    rows.forEach(function (a) {
-      t.appendChild(el("tr", null, [el("td", { text: a.agent }), el("td", { cls: "num", text: String(a.runs) }),
-        el("td", { cls: "num", text: a.failed ? "\u2717 " + a.failed : "0" }), el("td", { cls: "num", text: String(a.model_calls) }),
-        el("td", { cls: "num", text: a.tokens === null ? "not recorded" : String(a.tokens) }), el("td", { cls: "num", text: a.seconds.toFixed(3) + " s" })]));
-    });
-    return t;
-  }
+  var cause = el("div", { cls: "cause" });
+  body.appendChild(cause);
+  var filters = filterBar(ctx);
+  body.appendChild(filters);
+  ctx.details = el("div", { cls: "details", role: "region", "aria-label": "details", "aria-live": "polite" });
+  var treePane = el("div", { cls: "pane tree-pane" });
+  ctx.tree = buildTree(ctx);
+  treePane.appendChild(ctx.tree.elem);
+  ctx.wf = buildWaterfall(ctx);
+  var tables = el("div", { cls: "sec-tables" });
+  if (v.agents.length) { tables.appendChild(el("h3", { text: "Per agent" })); tables.appendChild(agentsTable(v.agents)); }
+  if (v.tools && v.tools.length) { tables.appendChild(el("h3", { text: "Per tool" })); tables.appendChild(toolsTable(v.tools)); }
+  body.appendChild(el("div", { cls: "sec-grid" }, [
+    el("div", { cls: "g-tree" }, [el("h3", { text: "Invocation tree" }), ctx.tree.note, treePane]),
+    el("aside", { cls: "g-details pane", "aria-label": "selection" }, [ctx.details]),
+    el("div", { cls: "g-wf" }, [el("h3", { text: "Span waterfall" }), ctx.wf.elem]),
+    tables]));
+  tables.classList.add("g-tables");
 
-  /* -- details panel ---------------------------------------------------------------------------- */
-  function pretty(text) {
-    var head = text.replace(/^\s+/, "").charAt(0);
-    if (head !== "{" && head !== "[") return text;
-    try { return JSON.stringify(JSON.parse(text), null, 2); } catch (e) { return text; }
+  ctx.select = function (node, row, how) { select(ctx, node, row, how); };
+  // the records the failed check is about, selected; else the first failure of a failed run
+  var about = (sec.focus || []).filter(function (row) { return row >= 0 && row < v.spans.length; });
+  if (about.length) {
+    cause.appendChild(causeLine(ctx, about));
+    var first = sec._meta.rowNode[about[0]];
+    ctx.select(first || null, about[0], "load");
+  } else if (BAD[sec.outcome] && sec._failures.length) {
+    ctx.select(sec._failures[0], -1, "first");  // shown in the whole run, not zoomed into
+  } else {
+    showDetails(ctx, null, -1);
   }
-  function valueCell(strings, cut, at) {
-    var td = el("td", null, [el("span", { cls: "cut", text: typeof cut === "number" ? strings[cut] : cut })]);
-    if (typeof at === "number") {
-      var b = el("button", { cls: "full", type: "button", text: "show full", "aria-label": "show the full value" });
-      b.addEventListener("click", function () {
-        td.textContent = ""; td.appendChild(el("pre", { cls: "fullvalue", text: pretty(strings[at]) }));
-      });
-      td.appendChild(b);
-    }
-    return td;
-  }
-  function kvTable(rows, cls, strings) {
-    if (!rows.length) return el("p", { cls: "empty", text: "none" });
-    var t = el("table", { cls: cls });
-    rows.forEach(function (r) { t.appendChild(el("tr", null, [el("th", { text: r[0] }), valueCell(strings || [], r[1], r[2])])); });
-    return t;
-  }
-  function showSpan(ctx, row) {
-    var s = ctx.v.spans[row], d = ctx.details;
-    d.textContent = "";
-    d.appendChild(el("h4", { text: (s[F.failed] ? "\u2717 failed " : "") + s[F.kind] + " span: " + s[F.name] }));
-    d.appendChild(kvTable([["span id", s[F.id]], ["status", s[F.status]], ["start", ms(s[F.start_ms])],
-      ["duration", ms(s[F.duration_ms])]], "span-head"));
-    d.appendChild(el("h3", { text: "Attributes" }));
-    d.appendChild(kvTable(s[F.attributes], "attributes", ctx.v.strings));
-    d.appendChild(el("h3", { text: "Events" }));
-    if (!s[F.events].length) d.appendChild(el("p", { cls: "empty", text: "none" }));
-    s[F.events].forEach(function (ev) {
-      d.appendChild(el("p", null, [el("b", { text: ev[0] }), " at " + ms(ev[1])]));
-      d.appendChild(kvTable(ev[2], "event", ctx.v.strings));
-    });
-    ctx.selectRow(row);
-  }
-  function showNode(ctx, node) {
-    var d = ctx.details;
-    d.textContent = "";
-    d.appendChild(el("h4", { text: (node.s === "failed" ? "\u2717 failed " : "") + node.k + ": " + node.t }));
-    d.appendChild(kvTable(node.d, "node-details", ctx.v.strings));
-    if (node.sp.length) {
-      var p = el("p", null, ["spans: "]);
-      node.sp.forEach(function (row) {
-        var b = el("button", { cls: "link", type: "button", text: ctx.v.spans[row][F.name] });
-        b.addEventListener("click", function () { ctx.scrollTo(row); showSpan(ctx, row); });
-        p.appendChild(b);
-      });
-      d.appendChild(p);
-      ctx.scrollTo(node.sp[0]); ctx.selectRow(node.sp[0]);
-    }
-  }
+  return ctx;
+}
 
-  /* -- invocation tree (ARIA tree; children built on first expand) ------------------------------ */
-  function buildTree(ctx) {
-    var tree = el("ul", { role: "tree", "aria-label": "invocation tree" });
-    var current = null;
-    function item(node, level) {
-      var kids = node.c.length > 0;
-      var li = el("li", { role: "treeitem", tabindex: "-1", "aria-level": String(level), "aria-selected": "false",
-        "data-kind": node.k, "data-state": node.s || "" });
-      if (kids) li.setAttribute("aria-expanded", "false");
-      li._node = node; li._level = level;
-      li.appendChild(el("div", { cls: "node" }, [el("span", { cls: "twisty", "aria-hidden": "true", text: kids ? "\u25b8" : "" }),
-        el("span", { cls: "kind " + node.k, text: node.k }), el("span", { cls: "label", text: node.t }),
-        node.s && node.k !== "agent" || node.s === "failed" ? el("span", { cls: "state " + node.s, text: MARK[node.s] }) : null]));
-      return li;
-    }
-    function expand(li, open) {
-      if (!li.hasAttribute("aria-expanded")) return;
-      var group = li.querySelector(":scope > ul");
-      if (open && !group) {
-        group = el("ul", { role: "group" });
-        li._node.c.forEach(function (n) { group.appendChild(item(n, li._level + 1)); });
-        li.appendChild(group);
-      }
-      if (group) group.hidden = !open;
-      li.setAttribute("aria-expanded", open ? "true" : "false");
-      li.querySelector(":scope > .node > .twisty").textContent = open ? "\u25be" : "\u25b8";
-    }
-    function focus(li) {
-      if (!li) return;
-      if (current) { current.setAttribute("tabindex", "-1"); current.setAttribute("aria-selected", "false"); }
-      current = li; li.setAttribute("tabindex", "0"); li.setAttribute("aria-selected", "true"); li.focus();
-      showNode(ctx, li._node);
-    }
-    function visible() {
-      return Array.prototype.filter.call(tree.querySelectorAll("li[role=treeitem]"), function (li) { return li.offsetParent !== null; });
-    }
-    ctx.v.tree.forEach(function (n) { tree.appendChild(item(n, 1)); });
-    // a small tree opens whole; in a big one the first ten agents open, the rest is built when opened
-    var count = 0, stack = ctx.v.tree.slice();
-    while (stack.length && count <= SMALL_TREE) { var n = stack.pop(); count++; stack.push.apply(stack, n.c); }
-    if (count <= SMALL_TREE) {
-      var open = Array.prototype.slice.call(tree.children);
-      while (open.length) {
-        var li = open.shift();
-        expand(li, true);
-        var group = li.querySelector(":scope > ul");
-        if (group) open.push.apply(open, group.children);
-      }
-    } else {
-      Array.prototype.filter.call(tree.children, function (li) { return li._node.k === "agent"; })
-        .slice(0, 10).forEach(function (li) { expand(li, true); });
-    }
-    var first = tree.querySelector("li[role=treeitem]");
-    if (first) { first.setAttribute("tabindex", "0"); current = first; }
-    tree.addEventListener("click", function (e) {
-      var li = e.target.closest("li[role=treeitem]");
-      if (!li) return;
-      if (e.target.closest(".twisty") || li === current) expand(li, li.getAttribute("aria-expanded") !== "true");
-      focus(li);
-    });
-    tree.addEventListener("keydown", function (e) {
-      var li = e.target.closest("li[role=treeitem]"); if (!li) return;
-      var items = visible(), at = items.indexOf(li), open = li.getAttribute("aria-expanded");
-      var handled = true;
-      if (e.key === "ArrowDown") focus(items[at + 1]);
-      else if (e.key === "ArrowUp") focus(items[at - 1]);
-      else if (e.key === "Home") focus(items[0]);
-      else if (e.key === "End") focus(items[items.length - 1]);
-      else if (e.key === "ArrowRight") { if (open === "false") expand(li, true); else if (open === "true") focus(visible()[at + 1]); }
-      else if (e.key === "ArrowLeft") { if (open === "true") expand(li, false); else focus(li.parentElement.closest("li[role=treeitem]")); }
-      else if (e.key === "Enter" || e.key === " ") { if (open !== null) expand(li, open !== "true"); focus(li); }
-      else handled = false;
-      if (handled) e.preventDefault();
-    });
-    return tree;
-  }
+// "about: agent orchestrator" and, for an agent, the tools it called as chips
+function causeLine(ctx, rows) {
+  var box = el("div", null, [el("span", { cls: "chips-title", text: "the check is about: " })]), agents = [];
+  rows.slice(0, 5).forEach(function (row) {
+    var node = ctx.meta.rowNode[row], s = ctx.v.spans[row];
+    var text = node ? node.k + " " + nodeName(node) + (node.s === "failed" ? " \u2717 failed" : "") : s[F.kind] + " span " + s[F.name];
+    box.appendChild(button(text, { cls: "link about" }, function () { ctx.select(node || null, row, "about"); }));
+    if (node && node.k === "agent" && agents.indexOf(node) < 0) agents.push(node);
+  });
+  if (rows.length > 5) box.appendChild(el("span", { cls: "muted", text: " and " + num(rows.length - 5) + " more" }));
+  agents.slice(0, 3).forEach(function (node) { box.appendChild(toolChips(ctx, node, "tools " + nodeName(node) + " called")); });
+  return box;
+}
 
-  /* -- span waterfall (only the rows in view are in the page) ------------------------------------ */
-  function buildWaterfall(ctx) {
-    var v = ctx.v, spans = v.spans, n = spans.length, axis = v.axis_ms || 1;
-    var box = el("div", { cls: "waterfall", "data-spans": String(n) });
-    box.appendChild(el("div", { cls: "legend" }, ["agent", "tool", "model", "other"].map(function (k) {
-      return el("span", null, [el("span", { cls: "swatch wf-bar " + k, style: "position:static" }), k]);
-    }).concat([el("span", null, [el("span", { cls: "swatch wf-bar failed", style: "position:static" }), "\u2717 failed (striped, marked \u2717)"])])));
-    box.appendChild(el("div", { cls: "wf-axis", "aria-hidden": "true" }, [el("span", { text: "span" }),
-      el("span", { cls: "ticks" }, [0, 0.25, 0.5, 0.75, 1].map(function (f) { return el("span", { text: ms(axis * f) }); }))]));
-    var scroller = el("div", { cls: "wf-scroll", role: "listbox", "aria-label": "span waterfall, " + n + " spans",
-      style: "height:" + (Math.min(n, MAX_ROWS_SHOWN) * ROW + 2) + "px" });
-    var spacer = el("div", { cls: "wf-spacer", style: "height:" + n * ROW + "px" });
-    scroller.appendChild(spacer);
-    box.appendChild(scroller);
-    var selected = -1, focusRow = 0, shown = {};
-    function row(i) {
-      var s = spans[i], failed = s[F.failed], start = s[F.start_ms], dur = s[F.duration_ms];
-      var left = start / axis * 100, width = (dur === null ? axis - start : dur) / axis * 100;
-      var label = (failed ? "\u2717 " : "") + s[F.name];
-      var r = el("div", { cls: "wf-row" + (failed ? " failed" : ""), role: "option", tabindex: i === focusRow ? "0" : "-1",
-        "data-row": String(i), "data-kind": s[F.kind], "data-failed": failed ? "true" : "false",
-        "aria-selected": i === selected ? "true" : "false", style: "top:" + i * ROW + "px",
-        title: s[F.name] + " (" + s[F.kind] + ", " + ms(dur) + (failed ? ", failed" : "") + ")",
-        "aria-label": s[F.kind] + " " + s[F.name] + ", " + ms(dur) + (failed ? ", failed" : "") });
-      r.appendChild(el("span", { cls: "wf-label", style: "padding-left:" + Math.min(s[F.depth], 30) * 10 + "px", text: label }));
-      var track = el("span", { cls: "wf-track" });
-      track.appendChild(el("span", { cls: "wf-bar " + s[F.kind] + (failed ? " failed" : "") + (dur === null ? " open" : ""),
-        style: "left:" + left.toFixed(3) + "%;width:" + Math.max(width, 0).toFixed(3) + "%" }));
-      // the duration after the bar; before it when the bar ends near the right edge; inside a wide bar
-      var end = Math.min(left + width, 100), where;
-      if (end < 85) where = "left:calc(" + end.toFixed(3) + "% + 4px)";
-      else if (left > 15) where = "right:calc(" + (100 - left).toFixed(3) + "% + 4px)";
-      else where = "right:calc(" + (100 - end).toFixed(3) + "% + 4px);color:#fff;font-weight:700";
-      track.appendChild(el("span", { cls: "wf-dur", style: where, text: ms(dur) }));
-      r.appendChild(track);
-      return r;
-    }
-    function draw() {
-      var top = scroller.scrollTop, h = scroller.clientHeight || MAX_ROWS_SHOWN * ROW;
-      var from = Math.max(0, Math.floor(top / ROW) - OVERSCAN), to = Math.min(n, Math.ceil((top + h) / ROW) + OVERSCAN);
-      var keep = {};
-      for (var i = from; i < to; i++) {
-        keep[i] = true;
-        if (!shown[i]) { shown[i] = row(i); spacer.appendChild(shown[i]); }
-      }
-      for (var k in shown) if (!keep[k] && document.activeElement !== shown[k]) { spacer.removeChild(shown[k]); delete shown[k]; }
-    }
-    var pending = false;
-    scroller.addEventListener("scroll", function () {
-      if (pending) return; pending = true;
-      requestAnimationFrame(function () { pending = false; draw(); });
-    });
-    ctx.scrollTo = function (i) {
-      var top = i * ROW;
-      if (top < scroller.scrollTop || top + ROW > scroller.scrollTop + scroller.clientHeight) scroller.scrollTop = Math.max(0, top - ROW * 3);
-      draw();
-    };
-    ctx.selectRow = function (i) {
-      if (shown[selected]) shown[selected].setAttribute("aria-selected", "false");
-      selected = i;
-      if (shown[i]) shown[i].setAttribute("aria-selected", "true");
-    };
-    function moveTo(i) {
-      if (i < 0 || i >= n) return;
-      if (shown[focusRow]) shown[focusRow].setAttribute("tabindex", "-1");
-      focusRow = i; ctx.scrollTo(i);
-      shown[i].setAttribute("tabindex", "0"); shown[i].focus();
-    }
-    spacer.addEventListener("click", function (e) {
-      var r = e.target.closest(".wf-row"); if (!r) return;
-      var i = Number(r.getAttribute("data-row"));
-      moveTo(i); showSpan(ctx, i);
-    });
-    scroller.addEventListener("keydown", function (e) {
-      var r = e.target.closest(".wf-row"); if (!r) return;
-      var i = Number(r.getAttribute("data-row")), page = Math.max(1, Math.floor(scroller.clientHeight / ROW) - 1);
-      var handled = true;
-      if (e.key === "ArrowDown") moveTo(i + 1);
-      else if (e.key === "ArrowUp") moveTo(i - 1);
-      else if (e.key === "PageDown") moveTo(Math.min(n - 1, i + page));
-      else if (e.key === "PageUp") moveTo(Math.max(0, i - page));
-      else if (e.key === "Home") moveTo(0);
-      else if (e.key === "End") moveTo(n - 1);
-      else if (e.key === "Enter" || e.key === " ") showSpan(ctx, i);
-      else handled = false;
-      if (handled) e.preventDefault();
-    });
-    requestAnimationFrame(draw);
-    draw();
-    return box;
+function filterBar(ctx) {
+  var text = el("input", { type: "search", cls: "filter-text", placeholder: "filter: a tool, agent, model or span name",
+    "aria-label": "filter the tree and the waterfall by name" });
+  var failed = el("input", { type: "checkbox", cls: "filter-failed" });
+  var semantic = el("input", { type: "checkbox", cls: "filter-semantic" });
+  var timer = null;
+  function apply() {
+    var q = text.value.trim().toLowerCase(), onlyFailed = failed.checked;
+    ctx.tree.setFilter(q || onlyFailed ? function (node) {
+      return (!onlyFailed || node.s === "failed") && (!q || node.t.toLowerCase().indexOf(q) >= 0);
+    } : null);
+    ctx.wf.setOptions({ text: q, failed: onlyFailed, semantic: semantic.checked });
   }
+  text.addEventListener("input", function () { clearTimeout(timer); timer = setTimeout(apply, 150); });
+  text.addEventListener("change", function () { clearTimeout(timer); apply(); });
+  failed.addEventListener("change", apply);
+  semantic.addEventListener("change", apply);
+  return el("div", { cls: "filters", role: "group", "aria-label": "filters" }, [text,
+    el("label", null, [failed, " failed only"]),
+    el("label", { title: "hide the spans of no agent, tool, model call, handoff or retrieval (framework plumbing)" }, [semantic, " semantic spans only"])]);
+}
 
-  function start() {
-    (DATA.sections.find(function (s) { return s.view; }) || { view: { fields: [] } }).view.fields.forEach(function (f, i) { F[f] = i; });
-    summary();
-    sections();
-    document.body.setAttribute("data-ready", "true");
+/* -- one selection ------------------------------------------------------------------------------- */
+function select(ctx, node, row, how) {
+  var v = ctx.v;
+  if (node && row < 0) row = node.sp.length ? node.sp[0] : -1;
+  if (!node && row >= 0) node = ctx.meta.rowNode[row] || null;
+  ctx.node = node; ctx.row = row;
+  ctx.tree.select(node, how === "tree-key");
+  ctx.wf.select(row, how !== "bar" && how !== "bar-key");
+  // selecting an agent zooms the waterfall to its time range; going to a failure (or to what a check is
+  // about) zooms to the agent run around it when its bar would be a sliver on the axis shown
+  if (node && node.k === "agent" && node.sp.length) ctx.wf.zoomTo(node.sp);
+  else if (row >= 0 && (how === "nav" || how === "load" || how === "about" || how === "address" || how === "chip")) {
+    for (var p = node ? node._p : null; p; p = p._p) if (p.k === "agent" && p.sp.length) { ctx.wf.zoomIfSliver(row, p.sp); break; }
   }
-  start();
-})();
+  showDetails(ctx, node, row);
+  if (ctx.sec._showAt) ctx.sec._showAt(node && node._fi !== undefined ? node._fi : -1);
+  if (how === "load" || how === "first") return;
+  setAddress(ctx.i, row >= 0 ? v.spans[row][F.id] : null);
+  // the details in view: a sticky panel beside the tree on a wide screen, below the tree on a narrow one
+  var box = ctx.details.parentElement.getBoundingClientRect(), head = headHeight();
+  if (box.top > window.innerHeight - 80 || box.bottom < head + 40) ctx.details.parentElement.scrollIntoView({ block: "nearest" });
+}
+
+/* -- addresses: #sec-N opens a section, #sec-N/span/ID selects a span in it ------------------------ */
+function setAddress(i, spanId) {
+  var hash = "#sec-" + i + (spanId ? "/span/" + encodeURIComponent(spanId) : "");
+  try { history.replaceState(null, "", hash); } catch (e) { /* a page that cannot keep its address */ }
+}
+function goTo(i, spanId) {
+  var entry = SECTIONS[i];
+  if (!entry) return;
+  var ctx = entry.open(), target = document.getElementById("sec-" + i);
+  if (ctx && spanId) {
+    var at = -1;
+    for (var r = 0; r < ctx.v.spans.length && at < 0; r++) if (String(ctx.v.spans[r][F.id]) === spanId) at = r;
+    if (at >= 0) ctx.select(null, at, "address");
+  }
+  if (!spanId) setAddress(i, null);
+  target.scrollIntoView({ block: "start" });
+}
+function route() {
+  var m = /^#sec-(\d+)(?:\/span\/(.+))?$/.exec(location.hash), id = null;
+  if (!m) return;
+  try { id = m[2] ? decodeURIComponent(m[2]) : null; } catch (e) { id = null; }  // a mangled link opens the section
+  goTo(Number(m[1]), id);
+}
+
+function headHeight() {
+  var h = document.querySelector("body > header");
+  return h && getComputedStyle(h).position === "sticky" ? h.offsetHeight : 0;
+}
+function layout() { document.documentElement.style.setProperty("--head", headHeight() + "px"); }
+
+function start() {
+  (DATA.sections.find(function (s) { return s.view; }) || { view: { fields: [] } }).view.fields.forEach(function (f, i) { F[f] = i; });
+  DATA.sections.forEach(function (sec) {
+    sec._meta = sec.view ? prepareTree(sec.view) : { failures: [], rowNode: [], nodes: [] };
+    sec._failures = sec._meta.failures;
+  });
+  summary();
+  layout();  // the summary bar's height, under which sections and the details panel stop
+  sections();
+  window.addEventListener("resize", layout);
+  window.addEventListener("hashchange", route);
+  route();
+  document.body.setAttribute("data-ready", "true");
+}
+start();
