@@ -9,7 +9,7 @@ PLANTED = "tests/unit/test_planted_rules.py"
 ORDER_T = ("tests/unit/test_rules_order.py", PLANTED)
 MILE_T = ("tests/unit/test_rules_milestones.py", PLANTED)
 PRIV_T = ("tests/unit/test_rules_privilege.py", PLANTED)
-BUDGET_T = ("tests/unit/test_rules_budgets.py", "tests/unit/test_hostile_traces.py", PLANTED)
+BUDGET_T = ("tests/unit/test_rules_budgets.py", PLANTED)
 SCHEMA_T = ("tests/unit/test_rules_schemas.py", PLANTED)
 NAMES_T = ("tests/unit/test_name_patterns.py", "tests/unit/test_rules_order.py", PLANTED)
 
