@@ -191,3 +191,20 @@ def test_the_diagnosis_says_the_protocol_the_app_used(lonely: ta.Receiver) -> No
         "    - 1 x http/json /v1/traces: answered 200\n    the app used http/json, not http/protobuf"
         in str(err.value)
     )
+
+
+def test_the_diagnosis_redacts_what_it_quotes(lonely: ta.Receiver) -> None:
+    """A span name and an endpoint path with an API key in them (some vendors put the key in the URL)."""
+    other = sdk_spans()
+    doc = json.loads(json_body(other))
+    for scope in doc["resourceSpans"][0]["scopeSpans"]:
+        for span in scope["spans"]:
+            span["name"] = f"GET /search?key={SECRET}"
+    assert post(lonely.endpoint, "/v1/traces", json.dumps(doc).encode(), JSON)[0] == 200
+    assert post(lonely.endpoint, f"/v1/{SECRET}/traces", b"{}", JSON)[0] == 404
+    with pytest.raises(ta.ReceiveTimeout) as err:
+        lonely.wait(timeout=0)
+    text = str(err.value)
+    assert f"{_trace_id(other)}: 3 span(s), first 'GET /search?key=[REDACTED]', service 'encoded'" in text
+    assert "refused (404): no OTLP endpoint at /v1/[REDACTED]/traces" in text
+    assert SECRET not in text
