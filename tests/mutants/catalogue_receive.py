@@ -71,6 +71,8 @@ CATALOGUE: tuple[Mutant, ...] = (
         'count = "rejectedSpans"',
         PROTO_T,
         "a partial success of /v1/logs says rejectedSpans",
+        equivalent="only an OTLP/JSON answer names the count, and a JSON logs request is never refused in "
+        "part: the JSON reader refuses a logs body whole (400), and the span limit refuses spans only",
     ),
     m(
         "RX08",
@@ -143,6 +145,14 @@ CATALOGUE: tuple[Mutant, ...] = (
         "if place.protocol and not kinds:",
         WAIT_T,
         "the diagnosis no longer says the app used another protocol than the test asked for",
+    ),
+    m(
+        "RX18",
+        DG,
+        "{shown(protocol)} {shown(path)}: answered {code}",
+        "{shown(protocol)} {path}: answered {code}",
+        WAIT_T,
+        "a request's path listed unredacted in the diagnosis (the bug fixed in e87b284)",
     ),
     m(
         "RX17",

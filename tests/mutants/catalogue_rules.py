@@ -72,10 +72,11 @@ CATALOGUE: tuple[Mutant, ...] = (
     m(
         "RU06",
         R,
-        "if tool.failed is not True or (pattern is not None and not pattern.matches(tool.name)):",
-        "if tool.failed is False or (pattern is not None and not pattern.matches(tool.name)):",
+        "            if undecided is None and not accept:",
+        "            if undecided is None and accept:",
         ORDER_T,
-        "has_retried_failed_tools treats a call of unknown outcome as a failure that needs a retry",
+        "has_retried_failed_tools: a call that records no outcome is 'cannot tell' only when accepted "
+        "(cannot tell -> pass)",
     ),
     m(
         "RU07",
