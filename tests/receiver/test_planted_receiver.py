@@ -46,7 +46,8 @@ def test_a_body_of_exactly_the_limit_is_taken() -> None:
         assert post(rx.endpoint, "/v1/traces", _padded(5_001), JSON)[0] == 413
 
 
-def _chunked(endpoint: str, chunks: list[bytes]) -> int:
+def _chunked(endpoint: str, chunks: list[bytes]) -> tuple[int, bytes]:
+    """POST ``chunks`` with chunked transfer encoding (as Node's exporters send); (status, body)."""
     parts = urlsplit(endpoint)
     conn = http.client.HTTPConnection(parts.hostname or "127.0.0.1", parts.port, timeout=30)
     try:
@@ -54,18 +55,22 @@ def _chunked(endpoint: str, chunks: list[bytes]) -> int:
             "POST", "/v1/traces", body=iter(chunks), headers={"Content-Type": JSON}, encode_chunked=True
         )
         response = conn.getresponse()
-        response.read()
-        return response.status
+        return response.status, response.read()
     finally:
         conn.close()
 
 
 def test_a_chunked_body_is_held_to_the_limit_in_total() -> None:
+    """Refused as soon as the chunks pass the limit, before the rest is read."""
     with ta.receiver(limits=Limits(max_request_bytes=5_000)) as rx:
         body = _padded(8_000)
-        assert _chunked(rx.endpoint, [body[i : i + 1_000] for i in range(0, len(body), 1_000)]) == 413
+        status, answer = _chunked(rx.endpoint, [body[i : i + 1_000] for i in range(0, len(body), 1_000)])
+        assert status == 413
+        assert (
+            json.loads(answer)["message"] == "the chunked request body is larger than the limit of 5000 bytes"
+        )
         body = _padded(4_000)
-        assert _chunked(rx.endpoint, [body[i : i + 1_000] for i in range(0, len(body), 1_000)]) == 200
+        assert _chunked(rx.endpoint, [body[i : i + 1_000] for i in range(0, len(body), 1_000)])[0] == 200
         assert sorted(r["status"] for r in rx.status()["requests"]) == [200, 413]
 
 
