@@ -375,8 +375,8 @@ CATALOGUE: tuple[Mutant, ...] = (
     m(
         "X02",
         "_common/redact.py",
-        "if depth > MAX_DEPTH:\n            return REDACTED",
-        "if False:\n            return REDACTED",
+        "if depth > MAX_DEPTH:\n            return REDACTED  # too deep to look at",
+        "if False:\n            return REDACTED  # too deep to look at",
         REDACT_T,
         "a value too deep to look at kept",
     ),

@@ -12,6 +12,7 @@ CLAIMS_T = ("tests/unit/test_rules_claims.py", PLANTED)
 TJ = "_evaluation/trajectory.py"
 AS = "_evaluation/assign.py"
 TC = "_evaluation/trajectory_check.py"
+GR = "_asserter/grading.py"
 CL = "_evaluation/claims.py"
 CI = "_evaluation/citations.py"
 
@@ -64,6 +65,8 @@ CATALOGUE: tuple[Mutant, ...] = (
         "    min_score: float = 0.5,",
         TRAJ_T,
         "has_trajectory_score's default threshold is 0.5, not 1",
+        equivalent="the asserter's method (_asserter/grading.py) passes min_score= always: the check "
+        "function's own default is never used (EV19 plants it where it is)",
     ),
     m(
         "EV07",
@@ -72,6 +75,24 @@ CATALOGUE: tuple[Mutant, ...] = (
         '    metric: str = "recall",',
         TRAJ_T,
         "has_trajectory_score's default metric is recall, not f1",
+        equivalent="the asserter's method (_asserter/grading.py) passes metric= always: the check "
+        "function's own default is never used (EV20 plants it where it is)",
+    ),
+    m(
+        "EV19",
+        GR,
+        '        metric: str = "f1",\n        min_score: float = 1.0,\n        message: str | None = None,\n    ) -> Self:',
+        '        metric: str = "f1",\n        min_score: float = 0.5,\n        message: str | None = None,\n    ) -> Self:',
+        TRAJ_T,
+        "the asserter's has_trajectory_score: default threshold 0.5, not 1",
+    ),
+    m(
+        "EV20",
+        GR,
+        '        metric: str = "f1",\n        min_score: float = 1.0,\n        message: str | None = None,\n    ) -> Self:',
+        '        metric: str = "recall",\n        min_score: float = 1.0,\n        message: str | None = None,\n    ) -> Self:',
+        TRAJ_T,
+        "the asserter's has_trajectory_score: default metric recall, not f1",
     ),
     m(
         "EV08",

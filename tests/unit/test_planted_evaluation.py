@@ -140,10 +140,17 @@ def test_a_failed_call_s_error_backs_no_number() -> None:
 
 
 def test_quotations_compare_ignoring_case_and_spacing() -> None:
-    said = 'The shop wrote "Receipt  for B-1\nSENT".'
+    said = 'The shop wrote "Receipt  for B-1 SENT".'
     _answered(
         said, "send_receipt", {"booking": "B-1"}, "receipt for B-1 sent"
     ).has_output_backed_by_tool_results()
+    assert first_line(
+        _answered(
+            said, "send_receipt", {"booking": "B-2"}, "receipt for B-2 sent"
+        ).has_output_backed_by_tool_results
+    ).endswith(
+        "found 1 that do not: quotation 'Receipt  for B-1 SENT' (in 'The shop wrote \"Receipt for B-1 SENT\".') (searched 1 result(s))"
+    )
 
 
 def test_numbers_inside_a_quotation_are_checked_with_it() -> None:
