@@ -129,6 +129,19 @@ def test_only_after_an_earlier_call_that_records_no_outcome_cannot_tell() -> Non
     _open(("consent", "ok"), ("confirm", "ok")).calls_tool_only_after("confirm", "consent")
 
 
+def test_accepted_calls_of_unknown_outcome_are_not_called_failed() -> None:
+    """accepting_unknown_outcomes() takes them as not known to succeed: the checks that need a success
+    still fail, and say what the calls recorded."""
+    run = _open(("consent", "open"), ("confirm", "ok")).accepting_unknown_outcomes()
+    assert first_line(lambda: run.calls_tool_only_after("confirm", "consent")).endswith(
+        "found 'confirm' at step 2 (agent 'a') after only calls of it that failed or record no outcome: "
+        "'consent' at step 1 (agent 'a')"
+    )
+    assert first_line(lambda: run.has_milestones(ta.milestone("consent"))).endswith(
+        "not reached: 'consent': no successful call: 'consent' at step 1 (agent 'a') record no outcome"
+    )
+
+
 # -- retries and repeats ----------------------------------------------------------------------------------
 
 
