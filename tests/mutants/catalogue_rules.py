@@ -212,6 +212,14 @@ CATALOGUE: tuple[Mutant, ...] = (
         "a tool-call limit ignores requests of unknown outcome (cannot tell -> pass)",
     ),
     m(
+        "RU39",
+        B,
+        "            _count(over, unknown, kind, limit, len(steps), shown, requests, requested)",
+        "            _count(over, unknown, kind, limit, len(steps), shown, requests)",
+        BUDGET_T,
+        "a tool-call limit that cannot tell names nothing (the bug fixed in aa16571)",
+    ),
+    m(
         "RU23",
         B,
         '            if not calls:\n                unknown.append("the selection records no model call")',
