@@ -12,6 +12,7 @@ import pytest
 
 import traceassert as ta
 from tests._stackfacts import recorded_trace
+from tests._thirdparty import third_party
 from tests.unit import _booking
 from tests.unit._scenarios import Spans, trace_of
 from traceassert._model.span import freeze_attributes
@@ -186,6 +187,23 @@ def test_no_record_at_all_cannot_tell() -> None:
     spans.model(spans.agent("a"), text="Hi")
     greeter = ta.TraceAsserter(ta.Trace(spans.spans))
     greeter.under_step_limits(tools=0, model_calls=1, retries=0)
+
+
+def test_a_tool_limit_names_the_calls_of_unknown_outcome() -> None:
+    """OpenInference's OpenAI client instrumentation records the model's call of lookup_order, never
+    whether it ran (a trace of another project)."""
+    check = ta.TraceAsserter(
+        ta.load_trace(third_party("peers/traces/Grace__genai-interlingua/testdata__openinference__in.json"))
+    )
+    assert first_line(lambda: check.under_step_limits(tools=0, retries=0)) == (
+        "under_step_limits(tools=0, retries=0): expected at most 0 tool call(s) and at most 0 retry call(s); "
+        "found no more, but cannot tell: tool 'lookup_order' was requested by model call 1; this trace records "
+        "neither its execution nor its result (openinference spans of scope "
+        "'openinference.instrumentation.openai': a producer not known to record tool executions, with no tool "
+        "span in this trace); it may have run, which would put the count above the bound. "
+        "accepting_unknown_outcomes() (traceassert check --accept-unknown) accepts unknown outcomes on purpose"
+    )
+    check.under_step_limits(tools=1).accepting_unknown_outcomes().under_step_limits(tools=0)
 
 
 def test_unknown_outcomes_cannot_tell() -> None:

@@ -99,6 +99,21 @@ def test_retries_with_changed_arguments() -> None:
     ta.TraceAsserter(trace_of("failing")).has_failed().has_retried_failed_tools()
 
 
+def test_a_call_that_records_no_outcome_may_have_needed_a_retry() -> None:
+    """OpenTelemetry's OpenAI instrumentation records the model calls only: get_weather, explode (which
+    failed) and ask_helper are read from the conversation, and none says whether it failed."""
+    chat_only = ta.TraceAsserter(recorded_trace("openai_v2_chat_only"))
+    assert [t.failed for t in chat_only.trace.tool_executions] == [None, None, None]
+    assert first_line(lambda: chat_only.has_retried_failed_tools("explode")) == (
+        "has_retried_failed_tools('explode'): expected every failed call of 'explode' to be retried until it "
+        "succeeds, or the run to stop there, found 'explode' at step 2 (outside any agent), which records no "
+        "outcome, and no later call of it is known to have succeeded: cannot tell whether it failed and "
+        "needed a retry (accepting_unknown_outcomes() accepts it)"
+    )
+    chat_only.has_retried_failed_tools("ask_*")  # the last step: the run stopped there
+    chat_only.accepting_unknown_outcomes().has_retried_failed_tools()
+
+
 def test_repeated_calls() -> None:
     repeated = ta.TraceAsserter(trace_of("repeated"))  # get_weather Paris, London, Paris
     repeated.does_not_repeat_tool_calls(max_count=2).does_not_repeat_tool_calls_in_a_row()

@@ -76,7 +76,8 @@ class OrderFamily(AsserterBase):
     ) -> Self:
         """After every failed call (of ``tool_name`` when given), a later call of the same tool
         succeeds, or no step follows (the run stopped). ``changed_arguments=True``: the successful retry
-        has other arguments; ``False``: the same ones."""
+        has other arguments; ``False``: the same ones. A call that records no outcome, with steps after
+        it and no later successful call of it, cannot tell."""
         __tracebackhide__ = True
         return self._keep(
             _repeats.has_retried_failed_tools(

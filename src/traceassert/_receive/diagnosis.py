@@ -47,9 +47,9 @@ def _requests(status: dict[str, Any], place: Place) -> list[str]:
     total = sum(k[3] for k in kinds)
     lines = [f"  requests: {total} came:"]
     for protocol, path, code, count in sorted(kinds, key=lambda k: -k[3])[:6]:
-        lines.append(f"    - {count} x {protocol} {path}: answered {code}")
+        lines.append(f"    - {count} x {shown(protocol)} {shown(path)}: answered {code}")
     if place.protocol and not any(k[0] == place.protocol for k in kinds):
-        used = ", ".join(sorted({str(k[0]) for k in kinds}))
+        used = ", ".join(sorted({str(shown(k[0])) for k in kinds}))
         lines.append(f"    the app used {used}, not {place.protocol}")
     reasons = [r for r in status.get("requests", []) if r.get("reason")]
     for note in reasons[-3:]:

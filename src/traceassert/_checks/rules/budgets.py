@@ -98,9 +98,8 @@ def under_step_limits(
     requested = cannot_tell(sel, requests, ABOVE_BOUND).removeprefix("cannot tell: ") if requests else ""
     for kind, limit in given.items():
         if kind == "tools":
-            _count(
-                over, unknown, kind, limit, len(steps), [step(steps, i) for i in range(len(steps))], requests
-            )
+            shown = [step(steps, i) for i in range(len(steps))]
+            _count(over, unknown, kind, limit, len(steps), shown, requests, requested)
             if len(steps) > limit:
                 involved.extend(range(len(steps)))
         elif kind == "retries":

@@ -242,7 +242,11 @@ def _no_fit(sel: Selection, steps: Steps, m: Milestone) -> str:
     if not ok:
         if undecided and sel.unknown_outcomes != "accept":
             return f"cannot tell: {at_steps(steps, undecided)} record no outcome"
-        return f"no successful call: {at_steps(steps, named)} failed"
+        failed = [j for j in named if steps.tools[j].failed is True]
+        parts = [f"{at_steps(steps, failed)} failed"] if failed else []
+        if undecided:
+            parts.append(f"{at_steps(steps, undecided)} record no outcome")
+        return "no successful call: " + "; ".join(parts)
     closest = min(ok, key=lambda j: len(_mismatches(m, steps.tools[j])))
     reasons = _mismatches(m, steps.tools[closest])
     return (

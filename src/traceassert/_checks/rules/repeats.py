@@ -3,7 +3,8 @@
 - ``has_retried_failed_tools(tool_name=None, changed_arguments=None)``: after every failed call (of
   ``tool_name`` when given), a later call of the same tool succeeds, or no step follows it (the run
   stopped). ``changed_arguments=True``: the successful retry must have other arguments than the failed
-  call; ``False``: the same ones.
+  call; ``False``: the same ones. A call that records no outcome may have failed: unless the run stopped
+  there or a later call of it succeeded as asked, the check cannot tell.
 - ``does_not_repeat_tool_calls(max_count=1)``: no identical call (name and arguments) is made more than
   ``max_count`` times in the run: loop detection.
 - ``does_not_repeat_tool_calls_in_a_row()``: no step is the same call as the step before it.
@@ -54,13 +55,26 @@ def has_retried_failed_tools(
     steps = steps_of(sel)
     if no_steps(sel, check, steps, expected, message):
         return sel
+    accept = sel.unknown_outcomes == "accept"
+    undecided: int | None = None  # the first call that records no outcome and may have needed a retry
     for i, tool in enumerate(steps.tools):
-        if tool.failed is not True or (pattern is not None and not pattern.matches(tool.name)):
+        if tool.failed is False or (pattern is not None and not pattern.matches(tool.name)):
             continue
-        problem = _not_retried(steps, i, changed_arguments, sel.unknown_outcomes == "accept")
-        if problem:
+        problem = _not_retried(steps, i, changed_arguments, accept)
+        if problem and tool.failed is None:
+            if undecided is None and not accept:
+                undecided = i
+        elif problem:
             fail_steps(sel, check, steps, f"{expected}, found {step(steps, i)} failed{problem}", message, [i])
             return sel
+    if undecided is not None:
+        why = (
+            f"found {step(steps, undecided)}, which records no outcome, and no later call of it is known to "
+            f"have succeeded{how}: cannot tell whether it failed and needed a retry "
+            "(accepting_unknown_outcomes() accepts it)"
+        )
+        fail_steps(sel, check, steps, f"{expected}, {why}", message, [undecided])
+        return sel
     unknown_steps(sel, check, steps, expected, message)
     return sel
 

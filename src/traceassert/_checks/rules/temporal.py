@@ -151,11 +151,8 @@ def calls_tool_only_after(
                 "recorded: cannot tell whether it succeeded (accepting_unknown_outcomes() accepts it)"
             )
         else:
-            what = (
-                f" after only failed calls of it: {at_steps(steps, before)}"
-                if before
-                else " with none before it"
-            )
+            how = "calls of it that failed or record no outcome" if undecided else "failed calls of it"
+            what = f" after only {how}: {at_steps(steps, before)}" if before else " with none before it"
             why = f"found {at_steps(steps, early)}{what}"
             if first_ok is not None:
                 why += f" (the first successful one is step {first_ok + 1})"
