@@ -41,6 +41,7 @@ class SpanTree:
         "_event_sets",
         "_parent",
         "_pos",
+        "_signatures",
         "_value_index",
         "orphans",
         "roots",
@@ -140,6 +141,7 @@ class SpanTree:
         self.roots: tuple[Span, ...] = tuple(roots)
         self.warnings: tuple[str, ...] = tuple(notes)
         self._attr_index: dict[str, list[int]] | None = None
+        self._signatures: dict[tuple[str, ...], list[int]] | None = None
         self._value_index: dict[str, dict[Any, list[int]] | None] = {}
         self._event_index: dict[str, list[int]] | None = None
         self._event_sets: dict[str, frozenset[int]] = {}
@@ -237,19 +239,48 @@ class SpanTree:
         """Spans that had not ended when the trace was read."""
         return tuple(s for s in self.spans if s.end_ns is None)
 
+    def adopt_signatures(self, signatures: dict[tuple[str, ...], list[int]]) -> None:
+        """Take the positions of the spans of each set of attribute keys (``tuple(span.attributes)``),
+        found by a walk that reads every span anyway (the reconstruction's): the attribute index is
+        made of them."""
+        if self._signatures is None:
+            self._signatures = signatures
+
+    def _signature_positions(self) -> dict[tuple[str, ...], list[int]]:
+        """Attribute key set -> positions of the spans that have exactly those keys (in key order)."""
+        signatures = self._signatures
+        if signatures is None:
+            signatures = {}
+            for i, span in enumerate(self.spans):
+                keys = tuple(span.attributes)
+                positions = signatures.get(keys)
+                if positions is None:
+                    signatures[keys] = [i]
+                else:
+                    positions.append(i)
+            self._signatures = signatures
+        return signatures
+
     def _attribute_positions(self) -> Mapping[str, list[int]]:
-        """Attribute key -> positions of the spans that carry it (built once, on first use; the value
-        index of ``_value_positions`` is built per key, when a value of that key is first looked up)."""
+        """Attribute key -> positions of the spans that carry it (built once, on first use, from the
+        spans of each key set: one step per key set, the positions joined in C; the value index of
+        ``_value_positions`` is built per key, when a value of that key is first looked up)."""
         index = self._attr_index
         if index is None:
             index = {}
-            for i, span in enumerate(self.spans):
-                for key in span.attributes:
+            joined: set[str] = set()
+            for keys, positions in self._signature_positions().items():
+                for key in keys:
                     lst = index.get(key)
                     if lst is None:
-                        index[key] = [i]
+                        index[key] = positions
                     else:
-                        lst.append(i)
+                        if key not in joined:
+                            index[key] = lst = list(lst)  # the key set's own list stays as it is
+                            joined.add(key)
+                        lst.extend(positions)
+            for key in joined:
+                index[key].sort()
             self._attr_index = index
         return index
 

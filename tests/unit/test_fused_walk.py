@@ -1,0 +1,61 @@
+"""One walk: the reconstruction classifies each span once, and the same walk gives the span tree its
+attribute index (the positions of the spans of each set of attribute keys); nothing of it is done again
+per span by a later pass or a first ``where``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import traceassert as ta
+import traceassert._dialects as dialects
+
+DATA = Path(__file__).resolve().parents[1] / "data"
+RECORDED = (
+    "agent_framework.json",
+    "openinference_langgraph.json",
+    "monocle_langgraph.json",
+    "adk_schema2.json",
+)
+
+
+@pytest.mark.parametrize("name", RECORDED)
+def test_each_span_is_classified_once(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    spans = ta.load_trace(DATA / name).spans
+    calls: list[int] = []
+    real = dialects.classify
+
+    def counting(span: ta.Span, keys: Any = None) -> Any:
+        calls.append(1)
+        return real(span, keys)
+
+    monkeypatch.setattr(dialects, "classify", counting)
+    trace = ta.Trace(spans)
+    assert trace.tool_executions or trace.model_calls
+    assert len(calls) == len(spans)
+
+
+@pytest.mark.parametrize("name", RECORDED)
+def test_the_attribute_index_comes_from_the_walk(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    trace = ta.Trace(ta.load_trace(DATA / name).spans)
+    _ = trace.tool_executions
+    walked = trace._signatures
+    assert walked is not None  # adopted from the reconstruction's walk
+
+    def no_second_walk(self: Any) -> None:
+        raise AssertionError("the spans were walked again for the attribute index")
+
+    monkeypatch.setattr(ta.Trace, "__iter__", no_second_walk)
+    index = trace._attribute_positions()
+    naive: dict[str, list[int]] = {}
+    for i, span in enumerate(trace.spans):
+        for key in span.attributes:
+            naive.setdefault(key, []).append(i)
+    assert {k: list(v) for k, v in index.items()} == naive
+    assert trace._signature_positions() is walked
+    # the index answers a first where without a scan of every span's attributes
+    key = next(iter(naive))
+    value = trace.spans[naive[key][0]].attributes[key]
+    ta.assert_trace(trace).where(attribute={key: value})
