@@ -25,6 +25,7 @@ __all__ = [
     "ACCEPT_HINT",
     "bound_unknowns",
     "cannot_tell",
+    "has_unknown_outcomes",
     "requested_text",
     "selection_unknowns",
     "unknowns_of",
@@ -66,6 +67,14 @@ def unknowns_of(
     ]
 
 
+def has_unknown_outcomes(trace: Trace) -> bool:
+    """Whether a tool call a model asked for in ``trace`` has an unknown outcome (found once per trace)."""
+    found: bool | None = trace.memo.get("unknown_outcomes")
+    if found is None:
+        found = trace.memo["unknown_outcomes"] = any(r.outcome_unknown for r in trace.tool_requests)
+    return found
+
+
 def selection_unknowns(
     sel: Selection, names: Names | None = None, agent_name: NamePattern | None = None
 ) -> list[ToolRequest]:
@@ -74,7 +83,7 @@ def selection_unknowns(
     if sel.unknown_outcomes == "accept":
         return []
     trace = sel.trace
-    if not any(r.outcome_unknown for r in trace.tool_requests):
+    if not has_unknown_outcomes(trace):
         return []
     calls = sel.selected_model_calls() if sel.narrowed else trace.model_calls
     return unknowns_of(sel, calls, names, agent_name)
