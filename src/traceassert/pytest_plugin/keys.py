@@ -12,6 +12,15 @@ if TYPE_CHECKING:
 CAPTURE_KEY: pytest.StashKey[Capture] = pytest.StashKey()
 DUMPED_KEY: pytest.StashKey[str] = pytest.StashKey()
 
+#: the options that name an output (``_golden.record``'s ``OUTPUT_FILES`` and ``OUTPUT_FOLDERS``, checked
+#: before the run only when one is given: the check's imports are not paid by a session without them)
+OUTPUT_OPTIONS = (
+    "--traceassert-report",
+    "--traceassert-html",
+    "--traceassert-dump-dir",
+    "--traceassert-record",
+)
+
 
 def redaction(config: pytest.Config) -> bool | list[str]:
     """What to redact in what the plugin writes: True (the built-in rules), extra patterns, or False."""

@@ -93,14 +93,20 @@ class _ResultsPlugin:
         return report
 
     def _finish_run(self, item: pytest.Item) -> dict[str, Any]:
+        cap = item.stash.get(CAPTURE_KEY, None)
+        trace = cap.trace if cap is not None else None
+        wanted = bool(self.report_path or self.html_path or item.get_closest_marker(_REPEAT_MARK))
+        if self.html_path is None:  # without the HTML report, the report package is not imported
+            from .._evaluation.results import run_data
+
+            return run_data(trace, tokens_wanted=wanted, trace_path=item.stash.get(DUMPED_KEY, None))
         from .._report.results import run_results
 
-        cap = item.stash.get(CAPTURE_KEY, None)
         return run_results(
-            cap.trace() if cap is not None else None,
-            tokens_wanted=bool(self.report_path or self.html_path or item.get_closest_marker(_REPEAT_MARK)),
+            trace() if trace is not None else None,
+            tokens_wanted=wanted,
             trace_path=item.stash.get(DUMPED_KEY, None),
-            html=self.html_path is not None,
+            html=True,
             redact=self.redact,
             message=self.messages.pop(item.nodeid, ""),
         )
