@@ -154,7 +154,7 @@ def model_operation(span: Span, operation: str, failed: bool | None, error: Erro
         finish_reasons=as_str_tuple(attrs.get(FINISH_REASON)),
         input=later(_model_input, attrs) if operation == "chat" else None,
         output=later(_model_output, attrs),
-        requested_tools=() if _no_requests(attrs) else later(_model_requests, attrs),
+        requested_tools=() if _no_requests(attrs) else _model_requests(attrs),
         failed=failed,
         error=error,
     )

@@ -163,9 +163,10 @@ def model_requests(attrs: Mapping[str, Any]) -> tuple[ToolCallRequest, ...]:
     return requested
 
 
-def _requests_later(attrs: Mapping[str, Any]) -> Any:
-    """``model_requests(attrs)``, deferred; none at all when the output is JSON text that names no tool
-    call (no ``tool_call`` / ``function`` in it, nor an escape that could spell one)."""
+def _requests_of(attrs: Mapping[str, Any]) -> tuple[ToolCallRequest, ...]:
+    """``model_requests(attrs)`` (read now: the reconstruction reads every call's requests to match
+    them); none at all, without parsing, when the output is JSON text that names no tool call (no
+    ``tool_call`` / ``function`` in it, nor an escape that could spell one)."""
     raw = attrs.get(k.OUTPUT_MESSAGES)
     if raw is None:
         raw = attrs.get(k.COMPLETION)
@@ -177,7 +178,7 @@ def _requests_later(attrs: Mapping[str, Any]) -> Any:
         and _FLAT_CALL not in attrs
     ):
         return ()
-    return later(model_requests, attrs)
+    return model_requests(attrs)
 
 
 def _later(fn: Any, value: Any) -> Any:
@@ -209,7 +210,7 @@ def model_fields(span: Span, op: str, dialect: str = NAME) -> Operation:
         streamed=bool(stream) if isinstance(stream, bool | int) else None,
         input=_later(user_text, attrs.get(k.INPUT_MESSAGES, attrs.get(k.PROMPT))),
         output=later(model_output, attrs),
-        requested_tools=_requests_later(attrs),
+        requested_tools=_requests_of(attrs),
         failed=failed,
         error=error_info(span) if failed else None,
     )

@@ -248,7 +248,7 @@ def _model(span: Span, span_type: str, failed: bool | None, error: ErrorInfo | N
         finish_reasons=(reason,) if reason else (),
         input=_later(_text, _event_value(span, "data.input", "input")),
         output=_later(_model_output, response),
-        requested_tools=_requests_later(response),
+        requested_tools=_requests_of(response),
         failed=failed,
         error=error,
     )
@@ -270,14 +270,15 @@ def _model_requests(response: Any) -> tuple[ToolCallRequest, ...]:
     return () if isinstance(output, str) else _requests(output)
 
 
-def _requests_later(response: Any) -> Any:
-    """``_model_requests(response)`` when first read; none at once for JSON text that holds no name (a
-    call has a ``name`` or ``tool_name``) nor an escape that could spell one."""
+def _requests_of(response: Any) -> tuple[ToolCallRequest, ...]:
+    """``_model_requests(response)`` (read now: the reconstruction reads every call's requests); none,
+    without parsing, for JSON text that holds no name (a call has a ``name`` or ``tool_name``) nor an
+    escape that could spell one."""
     if response is None:
         return ()
     if response.__class__ is str and 'name"' not in response and "\\u" not in response:
         return ()
-    return later(_model_requests, response)
+    return _model_requests(response)
 
 
 def might_claim(scope: str | None, keys: frozenset[str]) -> bool:

@@ -15,6 +15,7 @@ and by (name, arguments), each index a queue in request order that is consumed f
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from collections import deque
@@ -157,7 +158,12 @@ class _Index:
         return self._take(self.by_name.get(name), start_ns)
 
     def for_execution(self, tool: ToolExecution) -> int | None:
-        """By name and arguments (parallel calls of one tool), else the first of the name by order."""
+        """By name and arguments (parallel calls of one tool), else the first of the name by order.
+        When one request of the name can be taken at all (made before the execution started, unused),
+        it is the answer whatever the arguments say: taken without parsing them."""
+        i = self._only_one(tool.name, tool.start_ns)
+        if i is not None:
+            return i
         by_args = self.by_args()
         names = () if not _bare(self.parsed(tool, ())) else sorted(self.single.get(tool.name, ()))
         for params in ((), *((p,) for p in names)):
@@ -167,6 +173,26 @@ class _Index:
                 return i
         i = self.by_name_and_order(tool.name, tool.start_ns)
         return self._renamed(tool) if i is None else i
+
+    def _only_one(self, name: str, start_ns: int) -> int | None:
+        """The request of ``name`` `_take` would give by name, when no other one could be taken for an
+        execution that started at ``start_ns`` (so that matching by arguments could choose no other)."""
+        queue = self.by_name.get(name)
+        if not queue:
+            return None
+        used, starts = self.used, self.starts
+        while queue and used[queue[0]]:
+            queue.popleft()
+        if not queue or starts[queue[0]] > start_ns:
+            return None
+        for j in itertools.islice(queue, 1, None):
+            if not used[j]:
+                if starts[j] <= start_ns:
+                    return None  # two to choose from: the arguments decide
+                break
+        i = queue.popleft()
+        used[i] = True
+        return i
 
     def _renamed(self, tool: ToolExecution) -> int | None:
         """A span named otherwise than the request it answers (``get_weather.__call__``,
