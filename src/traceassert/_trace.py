@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
+from functools import partial
+from operator import attrgetter, is_not
 from typing import TYPE_CHECKING, Any
 
 from ._common.files import DEFAULT_MAX_BYTES
@@ -27,6 +29,9 @@ if TYPE_CHECKING:
 __all__ = ["Ledger", "Trace", "load_trace"]
 
 PathArg = str | os.PathLike[str]
+
+_TOTAL_TOKENS = attrgetter("total_tokens")
+_NOT_NONE = partial(is_not, None)
 
 Key = tuple[str, str]
 
@@ -141,8 +146,8 @@ class Trace(SpanTree):
     def token_total(self) -> tuple[int, int]:
         """(tokens used by every model call that records usage, how many calls do): each logical call
         once. Computed once."""
-        if self._token_total is None:
-            counted = [c.total_tokens for c in self.model_calls if c.total_tokens is not None]
+        if self._token_total is None:  # one pass in C over the calls
+            counted = list(filter(_NOT_NONE, map(_TOTAL_TOKENS, self.model_calls)))
             self._token_total = (sum(counted), len(counted))
         return self._token_total
 

@@ -7,17 +7,15 @@ agents or tools: ``traceassert.Trace`` is the facade that adds the reconstructed
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
+from operator import attrgetter
 from typing import Any
 
 from .._common.gcpause import gc_paused
 from .span import Span, spans_from
-from .values import has_own_eq
+from .values import has_own_eq, scan_values, value_table
 
 __all__ = ["SpanTree"]
 
-#: attribute values kept in the value index (longer strings are found by a scan)
-_MAX_INDEXED_CHARS = 512
-_INDEXED_TYPES = frozenset({str, int, float, bool, tuple})
 
 Key = tuple[str, str]
 
@@ -33,6 +31,7 @@ class SpanTree:
 
     __slots__ = (
         "_attr_index",
+        "_attr_maps",
         "_by_id",
         "_by_key",
         "_children",
@@ -41,6 +40,7 @@ class SpanTree:
         "_event_sets",
         "_parent",
         "_pos",
+        "_scanned",
         "_signatures",
         "_value_index",
         "orphans",
@@ -142,6 +142,9 @@ class SpanTree:
         self.warnings: tuple[str, ...] = tuple(notes)
         self._attr_index: dict[str, list[int]] | None = None
         self._signatures: dict[tuple[str, ...], list[int]] | None = None
+        self._attr_maps: list[Mapping[str, Any]] | None = None
+        #: the keys looked up once by a scan (the second lookup builds the key's value table)
+        self._scanned: set[str] = set()
         self._value_index: dict[str, dict[Any, list[int]] | None] = {}
         self._event_index: dict[str, list[int]] | None = None
         self._event_sets: dict[str, frozenset[int]] = {}
@@ -289,29 +292,7 @@ class SpanTree:
         a value cannot be indexed (too long, unhashable, another type): that key is looked up by a scan."""
         if key in self._value_index:
             return self._value_index[key]
-        table: dict[Any, list[int]] = {}
-        indexable = True
-        spans = self.spans
-        for i in positions:
-            v = spans[i].attributes[key]
-            tv = type(v)
-            if tv is tuple or tv is list:
-                try:
-                    v = tuple(v)
-                    hash(v)
-                except TypeError:
-                    indexable = False
-                    break
-            elif (tv is str and len(v) > _MAX_INDEXED_CHARS) or tv not in _INDEXED_TYPES:
-                indexable = False
-                break
-            # True == 1 and 1.0 == 1 hash alike: the type is in the key so only exact types meet
-            bucket = table.get((tv, v))
-            if bucket is None:
-                table[(tv, v)] = [i]
-            else:
-                bucket.append(i)
-        result = self._value_index[key] = table if indexable else None
+        result = self._value_index[key] = value_table(self.spans, key, positions)
         return result
 
     def _event_lists(self) -> Mapping[str, list[int]]:
@@ -354,6 +335,13 @@ class SpanTree:
             self._event_queries[query] = narrowed
         return narrowed
 
+    def _scan(self, key: str, positions: list[int], value: Any) -> list[int] | None:
+        """``_value_positions(key, value)`` by one pass in C (see ``values.scan_values``)."""
+        maps = self._attr_maps
+        if maps is None:
+            maps = self._attr_maps = list(map(attrgetter("attributes"), self.spans))
+        return scan_values(self.spans, maps, key, positions, value)
+
     def _value_positions(self, key: str, value: Any) -> list[int] | None:
         """Positions of the spans whose attribute ``key`` equals ``value``; None when the index cannot
         answer (an unhashable value or a matcher object, a float or bool, or a key with long or
@@ -369,6 +357,11 @@ class SpanTree:
         positions = self._attribute_positions().get(key)
         if positions is None:
             return []
+        if key not in self._value_index and key not in self._scanned:
+            self._scanned.add(key)
+            found = self._scan(key, positions, value)
+            if found is not None:  # a first lookup: answered by a scan in C, no table made
+                return found
         table = self._value_table(key, positions)
         if table is None:
             return None
