@@ -130,3 +130,21 @@ def test_the_collector_does_not_run_during_a_step(name: str, collections: list[i
         gc.set_threshold(*threshold)
     # one young collection may start as the collector comes back on at the end, never one per object
     assert len(collections) <= 1, f"{name}: {len(collections)} collection(s) while it ran"
+
+
+def test_the_ids_renamed_inside_text_are_found_by_a_trie_as_by_an_alternation() -> None:
+    """slim renames the call ids inside longer text with one regular expression: a trie of the ids (a
+    plain alternation of thousands of ids made renumbering grow with their number times the text). It
+    finds what the alternation of the ids, longest first, finds (seeded cases)."""
+    import random
+    import re
+
+    from traceassert._golden.renumber import trie_pattern
+
+    rng = random.Random(24)
+    for _ in range(300):
+        words = sorted({"".join(rng.choice("ab_c1") for _ in range(rng.randint(1, 6))) for _ in range(12)})
+        text = "".join(rng.choice("ab_c1 x") for _ in range(60))
+        alternation = re.compile("|".join(map(re.escape, sorted(words, key=lambda w: (-len(w), w)))))
+        trie = re.compile(trie_pattern(words))
+        assert [m.span() for m in trie.finditer(text)] == [m.span() for m in alternation.finditer(text)]
