@@ -12,7 +12,7 @@ from typing import Any
 
 from .._common.gcpause import gc_paused
 from .span import Span, spans_from
-from .values import has_own_eq, scan_values, value_table
+from .values import KeyPositions, has_own_eq, scan_values, value_table
 
 __all__ = ["SpanTree"]
 
@@ -140,7 +140,7 @@ class SpanTree:
         self._children = children
         self.roots: tuple[Span, ...] = tuple(roots)
         self.warnings: tuple[str, ...] = tuple(notes)
-        self._attr_index: dict[str, list[int]] | None = None
+        self._attr_index: KeyPositions | None = None
         self._signatures: dict[tuple[str, ...], list[int]] | None = None
         self._attr_maps: list[Mapping[str, Any]] | None = None
         #: the keys looked up once by a scan (the second lookup builds the key's value table)
@@ -265,26 +265,12 @@ class SpanTree:
         return signatures
 
     def _attribute_positions(self) -> Mapping[str, list[int]]:
-        """Attribute key -> positions of the spans that carry it (built once, on first use, from the
-        spans of each key set: one step per key set, the positions joined in C; the value index of
+        """Attribute key -> positions of the spans that carry it (``values.KeyPositions``: each key's
+        made when first asked for, from the spans of each key set; the value index of
         ``_value_positions`` is built per key, when a value of that key is first looked up)."""
         index = self._attr_index
         if index is None:
-            index = {}
-            joined: set[str] = set()
-            for keys, positions in self._signature_positions().items():
-                for key in keys:
-                    lst = index.get(key)
-                    if lst is None:
-                        index[key] = positions
-                    else:
-                        if key not in joined:
-                            index[key] = lst = list(lst)  # the key set's own list stays as it is
-                            joined.add(key)
-                        lst.extend(positions)
-            for key in joined:
-                index[key].sort()
-            self._attr_index = index
+            index = self._attr_index = KeyPositions(self._signature_positions())
         return index
 
     def _value_table(self, key: str, positions: list[int]) -> dict[Any, list[int]] | None:
