@@ -89,6 +89,55 @@ def write_files(folder: Path, files: int, spans: int, per_line: int) -> int:
     return written
 
 
+def warm() -> int:
+    """Import what a policy run needs and check the bundled example once, in this process: a Dask worker
+    is a new process, while the process pool forks this one, its modules already imported."""
+    importlib.import_module("traceassert._fleet.work")
+    trace = ta.load_trace(EXAMPLE)
+    ta.assert_trace(trace).under_token_limit(10**9).called_tool("get_weather")
+    return len(trace.spans)
+
+
+def hand_written(folder: Path) -> tuple[float, int, int]:
+    """The baseline of the checks' CPU cost: a hand-written pass over the same files (decode each line,
+    spans grouped by trace, a parent/children tree, then both policies' checks on each trace: a span
+    with tool ``get_weather``, and the tokens of the trace under 5000). Returns (CPU seconds, spans,
+    traces that passed both)."""
+    try:
+        import msgspec
+
+        decode = msgspec.json.decode
+    except ImportError:  # pragma: no cover - the stdlib then
+        decode = json.loads
+    cpu = time.process_time()
+    spans = passed = 0
+    for path in sorted(folder.glob("*.jsonl")):
+        by_trace: dict[str, list[dict[str, Any]]] = {}
+        for line in path.read_bytes().splitlines():
+            if not line.strip():
+                continue
+            for rs in decode(line)["resourceSpans"]:
+                for ss in rs["scopeSpans"]:
+                    for sp in ss["spans"]:
+                        by_trace.setdefault(sp["traceId"], []).append(sp)
+        for trace in by_trace.values():
+            spans += len(trace)
+            children: dict[str | None, list[dict[str, Any]]] = {}
+            for sp in trace:
+                children.setdefault(sp.get("parentSpanId") or None, []).append(sp)
+            attrs = [
+                {kv["key"]: next(iter(kv["value"].values()), None) for kv in sp.get("attributes", ())}
+                for sp in trace
+            ]
+            weather = any(a.get("gen_ai.tool.name") == "get_weather" for a in attrs)
+            tokens = sum(
+                int(a.get("gen_ai.usage.input_tokens", 0)) + int(a.get("gen_ai.usage.output_tokens", 0))
+                for a in attrs
+            )
+            passed += bool(children) and weather and tokens <= 5000
+    return time.process_time() - cpu, spans, passed
+
+
 def _children_cpu() -> float:
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     return usage.ru_utime + usage.ru_stime
@@ -122,7 +171,14 @@ def main() -> None:
     parser.add_argument(
         "--repeat", type=int, default=1, help="runs of each engine, round robin; the best counts"
     )
+    parser.add_argument(
+        "--group-files", type=int, default=None, help="whole files a task holds at most (the default: 32)"
+    )
     args = parser.parse_args()
+    if args.group_files is not None:
+        from traceassert._fleet import run as fleet_run
+
+        fleet_run.GROUP_FILES = args.group_files
 
     summary = Summary(f"fleet checks, {args.files} files x {args.spans} spans")
     with tempfile.TemporaryDirectory(prefix="bench-fleet-") as tmp:
@@ -162,7 +218,7 @@ def main() -> None:
                 n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=50
             )
             client = Client(cluster)
-            client.run(importlib.import_module, "traceassert._fleet.work")  # the workers' imports
+            client.run(warm)  # the workers' imports: a forked pool has them from this process
             startups.setdefault(n, time.perf_counter() - start)
             try:
                 return run(folder, str(policy), client=client)  # timed without the start-up
@@ -182,6 +238,8 @@ def main() -> None:
             for name, workers, go in engines:
                 seconds, cpu, stats = go()
                 record(name, seconds, cpu, stats, workers)
+        # the baseline of the CPU per span, on the same files (the lowest CPU of the rounds)
+        hand_cpu, hand_spans, _ = min(hand_written(folder) for _ in range(max(1, args.repeat)))
         for n, seconds in sorted(startups.items()):
             summary.info(f"Dask LocalCluster start-up, {n} worker(s)", f"{seconds:.2f} s")
 
@@ -195,6 +253,10 @@ def main() -> None:
     summary.ratio("CPU seconds, Dask local:2 / --jobs 2", cpus["--dask local:2"] / cpus["--jobs 2"])
     for name, cpu in cpus.items():
         summary.info(f"CPU {name}", f"{cpu:.1f} s, {cpu / spans * 1e6:.1f} s per million spans")
+    rate, hand_rate = spans / cpus["--jobs 1"], hand_spans / hand_cpu
+    summary.info("check --jobs 1, spans per CPU-second", f"{rate:,.0f}")
+    summary.info("hand-written decode + tree + the same checks, spans per CPU-second", f"{hand_rate:,.0f}")
+    summary.ratio("CPU per span, check --jobs 1 / hand-written decode + tree + checks", hand_rate / rate)
     per_worker = spans / results["--dask local:2"] / 2
     day = args.billion / (per_worker * args.workers)
     summary.info(

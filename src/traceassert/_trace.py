@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
+from functools import partial
+from operator import attrgetter, is_not
 from typing import TYPE_CHECKING, Any
 
 from ._common.files import DEFAULT_MAX_BYTES
@@ -28,6 +30,9 @@ __all__ = ["Ledger", "Trace", "load_trace"]
 
 PathArg = str | os.PathLike[str]
 
+_TOTAL_TOKENS = attrgetter("total_tokens")
+_NOT_NONE = partial(is_not, None)
+
 Key = tuple[str, str]
 
 
@@ -35,17 +40,60 @@ class Ledger:
     """What checks remember across asserters made from the same Trace or Capture.
 
     ``marked``: tool executions matched by a tool check (for ``has_no_more_tool_executions``), by
-    execution key. ``acknowledged``: failed agent invocations whose failure a ``has_failed*`` check
-    accepted, by span key. ``examined``: what each check examined, one entry per check run (see
-    ``_checks.coverage``).
+    execution key; add to it with `mark`. ``acknowledged``: failed agent invocations whose failure a
+    ``has_failed*`` check accepted, by span key. ``examined``: what each check examined, one entry per
+    check run (see ``_checks.coverage``).
+
+    `unmarked` answers how many of a set of keys (every execution of a trace) are not marked from a
+    count kept up to date by `mark`: after the first question about a set, each answer costs nothing
+    more than the marks made since, whatever the size of the trace.
     """
 
-    __slots__ = ("acknowledged", "examined", "marked")
+    __slots__ = ("_counts", "acknowledged", "examined", "marked")
+
+    #: the key sets whose marked count is kept (the latest ones asked about)
+    WATCHED = 4
 
     def __init__(self) -> None:
         self.marked: set[tuple[str, ...]] = set()
         self.acknowledged: set[Key] = set()
         self.examined: list[Any] = []
+        #: key set -> how many of its keys are marked
+        self._counts: dict[frozenset[tuple[str, ...]], int] = {}
+
+    def mark(self, keys: Iterable[tuple[str, ...]]) -> None:
+        """Mark these execution keys (each counted once in every watched key set that holds it)."""
+        marked, counts = self.marked, self._counts
+        for key in keys:
+            if key not in marked:
+                marked.add(key)
+                for watched in counts:
+                    if key in watched:
+                        counts[watched] += 1
+
+    def saved(self) -> tuple[Any, ...]:
+        """What `restore` puts back: the marks (with their counts), acknowledgements and examinations."""
+        return set(self.marked), dict(self._counts), set(self.acknowledged), len(self.examined)
+
+    def restore(self, saved: tuple[Any, ...]) -> None:
+        """Put back what `saved` returned: what a check run since then remembered is forgotten."""
+        marked, counts, acknowledged, examined = saved
+        self.marked.clear()
+        self.marked.update(marked)
+        self._counts = counts
+        self.acknowledged.clear()
+        self.acknowledged.update(acknowledged)
+        del self.examined[examined:]
+
+    def unmarked(self, keys: frozenset[tuple[str, ...]]) -> int:
+        """How many of ``keys`` are not marked (counted once per key set, then kept by `mark`)."""
+        counts = self._counts
+        count = counts.get(keys)
+        if count is None:
+            if len(counts) >= self.WATCHED:
+                del counts[next(iter(counts))]
+            count = counts[keys] = len(keys & self.marked)
+        return len(keys) - count
 
 
 class Trace(SpanTree):
@@ -57,7 +105,7 @@ class Trace(SpanTree):
     is kept. The records (``agents``, ``tool_executions``, ...) are reconstructed on first use.
     """
 
-    __slots__ = ("__weakref__", "_conversations", "_recon", "_token_total", "ledger")
+    __slots__ = ("__weakref__", "_conversations", "_recon", "_token_total", "ledger", "memo")
 
     def __init__(
         self,
@@ -73,6 +121,8 @@ class Trace(SpanTree):
         self._conversations: tuple[Conversation, ...] | None = None
         #: what earlier checks on this trace remembered (shared with the Capture it came from)
         self.ledger = ledger if ledger is not None else Ledger()
+        #: what checks compute once per trace and keep (keyed by the check module's own names)
+        self.memo: dict[str, Any] = {}
 
     # -- reconstructed views -------------------------------------------------------------------------
 
@@ -112,8 +162,8 @@ class Trace(SpanTree):
     def token_total(self) -> tuple[int, int]:
         """(tokens used by every model call that records usage, how many calls do): each logical call
         once. Computed once."""
-        if self._token_total is None:
-            counted = [c.total_tokens for c in self.model_calls if c.total_tokens is not None]
+        if self._token_total is None:  # one pass in C over the calls
+            counted = list(filter(_NOT_NONE, map(_TOTAL_TOKENS, self.model_calls)))
             self._token_total = (sum(counted), len(counted))
         return self._token_total
 
@@ -173,9 +223,10 @@ class Trace(SpanTree):
         """
         from ._render import render_trace
 
-        return render_trace(
-            self, color=color, max_value_chars=max_value_chars, durations=durations, redact=redact
-        )
+        with gc_paused():  # many small objects while the records are already built: see ``gcpause``
+            return render_trace(
+                self, color=color, max_value_chars=max_value_chars, durations=durations, redact=redact
+            )
 
     def summary(self, *, redact: bool | None = None) -> dict[str, Any]:
         """A deterministic plain dict of what happened (no ids, no timestamps), for snapshot tests.
@@ -184,7 +235,8 @@ class Trace(SpanTree):
         unless turned off for the process, as ``--traceassert-no-redact`` does)."""
         from ._summary import summarize
 
-        return summarize(self, redact=redact)
+        with gc_paused():  # many small objects while the records are already built: see ``gcpause``
+            return summarize(self, redact=redact)
 
 
 def load_trace(

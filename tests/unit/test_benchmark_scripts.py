@@ -65,6 +65,37 @@ BROKEN = ("failed:", "the run failed", "the check failed", "the benchmark is wro
                 "target OpenInference: has_attribute <= 5 ms",
             ],
         ),
+        pytest.param(
+            "bench_build.py",
+            # every case once, on tiny files (case 5 starts two pytest processes)
+            [
+                "--spans",
+                "300",
+                "--small",
+                "150",
+                "--check-spans",
+                "300",
+                "--first-spans",
+                "300",
+                "--sizes",
+                "300",
+                "--rounds",
+                "1",
+            ],
+            [
+                "target GenAI: spans to trace.tool_executions <= 2x the plain-pass floor",
+                "target Monocle: spans to trace.tool_executions <= 2x the plain-pass floor",
+                "target Monocle file (",
+                "target Monocle: first called_tool at 300 spans <= 2 ms",
+                "target load + first check >= 10x faster than Monocle's asserter (300 spans)",
+                "target GenAI: first where(attribute, event) after the build <= 5 ms",
+                "target first test of a session with trace_asserter <= 150 ms more",
+                "target slim_trace grows with exponent <= 1.1",
+                "target has_no_more_tool_executions <= 5 ms",
+                "target first where on a new key of a warm trace <= 5 ms",
+            ],
+            marks=pytest.mark.slow,  # two pytest processes and a slim of each size: over 5 s
+        ),
         (
             "bench_golden.py",
             ["--sizes", "1000,2000", "--slim-spans", "100"],

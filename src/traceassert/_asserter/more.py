@@ -7,13 +7,16 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .._checks.monocle import budget as _budget
-from .._evaluation import checks as _eval
-from .._evaluation.comparers import Comparer
-from .._golden import check as _golden
 from .base import AsserterBase
 
 if TYPE_CHECKING:
     from typing_extensions import Self
+
+    from .._evaluation.comparers import Comparer
+
+# evaluations and golden traces are imported by the methods that use them (``from .._evaluation import
+# checks as _eval``): their modules (judges, comparers, the trace differ and the loaders) are not paid by
+# a test that never calls them
 
 __all__ = ["BudgetFamily", "EvalFamily", "GoldenFamily"]
 
@@ -65,6 +68,8 @@ class EvalFamily(AsserterBase):
         or any callable ``(expected, actual) -> bool``.
         """
         __tracebackhide__ = True
+        from .._evaluation import checks as _eval
+
         return self._keep(_eval.with_comparer(self._state, comparer, **options))
 
     def with_evaluation(self, evaluator: Any, eval_options: Mapping[str, Any] | None = None) -> Self:
@@ -72,6 +77,8 @@ class EvalFamily(AsserterBase):
         need no model), a ``ta.Judge``, a function ``prompt -> reply`` (made a Judge), or an object with
         ``evaluate(eval_name, fact, options)``. ``eval_options`` are passed to every evaluation."""
         __tracebackhide__ = True
+        from .._evaluation import checks as _eval
+
         return self._keep(_eval.with_evaluation(self._state, evaluator, eval_options))
 
     def check_eval(
@@ -96,6 +103,8 @@ class EvalFamily(AsserterBase):
         labels). ``eval_options`` add to the options given to ``with_evaluation``.
         """
         __tracebackhide__ = True
+        from .._evaluation import checks as _eval
+
         return self._keep(
             _eval.check_eval(
                 self._state,
@@ -141,6 +150,8 @@ class GoldenFamily(AsserterBase):
         ``--traceassert-record``, hash included).
         """
         __tracebackhide__ = True
+        from .._golden import check as _golden
+
         return self._keep(
             _golden.matches_golden(
                 self._state,

@@ -102,7 +102,7 @@ def _failure_with_nested(sel: Selection, widened: Callable[[], object]) -> str:
     run without side effects: failures collected, not raised; the ledger's marks and acknowledgements
     restored; nothing it examines kept."""
     ledger = ledger_of(sel)
-    marked, acknowledged, examined = set(ledger.marked), set(ledger.acknowledged), len(ledger.examined)
+    saved = ledger.saved()
     failures: list[TraceAssertionError] = []
     soft = SOFT_COLLECTOR.set(failures)
     outer = CURRENT.set(Examination())  # the check's own wrapper sees a check running: nothing is kept
@@ -115,11 +115,7 @@ def _failure_with_nested(sel: Selection, widened: Callable[[], object]) -> str:
     finally:
         CURRENT.reset(outer)
         SOFT_COLLECTOR.reset(soft)
-        ledger.marked.clear()
-        ledger.marked.update(marked)
-        ledger.acknowledged.clear()
-        ledger.acknowledged.update(acknowledged)
-        del ledger.examined[examined:]
+        ledger.restore(saved)
     return str(failures[0]).splitlines()[0] if failures else ""
 
 

@@ -347,11 +347,26 @@ def _fold_alike(lines: Sequence[TreeLine], depths: list[int]) -> list[TreeLine |
     return keep
 
 
+def _cut_bytes(line: str, limit: int) -> str:
+    """``line`` within ``limit`` bytes (UTF-8), cut with a note of its length when longer."""
+    data = line.encode("utf-8")
+    if len(data) <= limit:
+        return line
+    note = f"... ({len(line)} chars)"
+    return data[: max(0, limit - len(note) - 4)].decode("utf-8", "ignore") + note
+
+
+#: no line takes more than this share of the byte budget: a long line is cut, not the lines after it
+LINE_SHARE = 8
+
+
 def _fit_bytes(lines: list[str], max_bytes: int) -> str:
     out: list[str] = []
     size = 0
     footer = _footer()
     room = max_bytes - len(footer.encode("utf-8")) - 40
+    cap = max(LINE_CHARS, room // LINE_SHARE)
+    lines = [_cut_bytes(line, cap) for line in lines]
     for i, line in enumerate(lines):
         n = len(line.encode("utf-8")) + 1
         if size + n > room:

@@ -26,6 +26,7 @@ __all__ = [
     "ACCEPT_HINT",
     "bound_unknowns",
     "cannot_tell",
+    "has_unknown_outcomes",
     "requested_text",
     "selection_unknowns",
     "unknowns_of",
@@ -70,6 +71,14 @@ def unknowns_of(
     ]
 
 
+def has_unknown_outcomes(trace: Trace) -> bool:
+    """Whether a tool call a model asked for in ``trace`` has an unknown outcome (found once per trace)."""
+    found: bool | None = trace.memo.get("unknown_outcomes")
+    if found is None:
+        found = trace.memo["unknown_outcomes"] = any(r.outcome_unknown for r in trace.tool_requests)
+    return found
+
+
 def selection_unknowns(
     sel: Selection, names: Names | None = None, agent_name: NamePattern | None = None
 ) -> list[ToolRequest]:
@@ -78,7 +87,7 @@ def selection_unknowns(
     if sel.unknown_outcomes == "accept":
         return []
     trace = sel.trace
-    if not any(r.outcome_unknown for r in trace.tool_requests):
+    if not has_unknown_outcomes(trace):
         return []
     with quiet():  # read to look for calls of unknown outcome, not examined
         calls = sel.selected_model_calls() if sel.narrowed else trace.model_calls

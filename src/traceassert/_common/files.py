@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import secrets
 import stat
 from collections.abc import Mapping
 from pathlib import Path
@@ -162,6 +161,8 @@ def _create_temp(target: Path) -> tuple[int, Path]:
     """A new file beside ``target``, opened exclusively under a name nobody can guess in advance."""
     stem = target.name[:_NAME_KEPT]
     for _ in range(100):
+        import secrets  # here: its import (hashlib, random) is paid by the first write, not by every import
+
         tmp = target.with_name(f".{stem}.{secrets.token_hex(8)}.tmp")
         try:
             return os.open(tmp, _TEMP_FLAGS, 0o666), tmp

@@ -28,7 +28,7 @@ from types import ModuleType
 from .._model.span import Span
 from . import adk, braintrust, genai, monocle, openinference, pydantic_ai, strands, traceloop, vercel_ai
 from ._base import Operation, ToolCallRequest
-from ._workflow_roots import workflow_roots
+from ._workflow_roots import TRACE_SPAN_NAME, workflow_roots
 
 __all__ = [
     "DIALECTS",
@@ -77,7 +77,8 @@ def records_tool_executions(dialect: str | None, scope: str | None) -> bool:
 
 #: which dialects may claim spans of a (scope, attribute keys) signature: spans of one producer share
 #: a few signatures, so each dialect's name-based test runs once per signature, not once per span
-_CANDIDATES: dict[Signature, tuple[Classifier, ...]] = {}
+#: (attribute keys -> scope -> dialects)
+_CANDIDATES: dict[tuple[str, ...], dict[str | None, tuple[Classifier, ...]]] = {}
 #: the same for the scope hints of spans without a scope (by attribute keys)
 _HINTERS: dict[tuple[str, ...], tuple[Hinter, ...]] = {}
 _CACHE_LIMIT = 20_000
@@ -98,18 +99,28 @@ def _candidates(signature: Signature) -> tuple[Classifier, ...]:
     return tuple(out)
 
 
-def classify(span: Span) -> Operation | None:
+def _fns(keys: tuple[str, ...], scope: str | None) -> tuple[Classifier, ...]:
+    by_scope = _CANDIDATES.get(keys)
+    if by_scope is None:
+        if len(_CANDIDATES) >= _CACHE_LIMIT:
+            _CANDIDATES.clear()
+        by_scope = _CANDIDATES[keys] = {}
+    fns = by_scope.get(scope)
+    if fns is None:
+        fns = by_scope[scope] = _candidates((scope, keys))
+    return fns
+
+
+def classify(span: Span, keys: tuple[str, ...] | None = None) -> Operation | None:
     """The operation ``span`` records, from the first dialect that understands it; None if none does.
+    ``keys``: ``tuple(span.attributes)`` when the caller has it.
 
     Reads the span alone: `classify_spans` also gives spans without a scope the one their trace shows.
     """
-    signature = (span.scope_name, tuple(span.attributes))
-    fns = _CANDIDATES.get(signature)
+    by_scope = _CANDIDATES.get(tuple(span.attributes) if keys is None else keys)
+    fns = by_scope.get(span.scope_name) if by_scope is not None else None
     if fns is None:
-        fns = _candidates(signature)
-        if len(_CANDIDATES) >= _CACHE_LIMIT:
-            _CANDIDATES.clear()
-        _CANDIDATES[signature] = fns
+        fns = _fns(tuple(span.attributes) if keys is None else keys, span.scope_name)
     for fn in fns:
         op = fn(span)
         if op is not None:
@@ -171,19 +182,32 @@ def scope_hints(spans: Sequence[Span]) -> dict[int, str]:
     return hints
 
 
-def classify_spans(spans: Sequence[Span]) -> list[Operation | None]:
+def classify_spans(
+    spans: Sequence[Span], signatures: dict[tuple[str, ...], list[int]] | None = None
+) -> list[Operation | None]:
     """The operation of each span (as `classify`), spans without a scope read with the scope their
     producer writes where `scope_hints` tells it; the OpenAI Agents SDK's trace span is a workflow
-    (`workflow_roots`)."""
+    (`workflow_roots`). ``signatures``, when given, gets the positions of the spans of each set of
+    attribute keys (in the same walk: the span tree's attribute index is made of them)."""
     hints = scope_hints(spans)
-    if not hints:
-        out = [classify(span) for span in spans]
-    else:
-        out = []
-        for span in spans:
-            scope = hints.get(id(span))
-            out.append(classify(span if scope is None else _with_scope(span, scope)))
-    workflow_roots(spans, out)
+    out: list[Operation | None] = []
+    append = out.append
+    if signatures is None:
+        signatures = {}
+    named: list[int] = []
+    for i, span in enumerate(spans):
+        if span.name == TRACE_SPAN_NAME:
+            named.append(i)
+        keys = tuple(span.attributes)
+        positions = signatures.get(keys)
+        if positions is None:
+            signatures[keys] = [i]
+        else:
+            positions.append(i)
+        scope = hints.get(id(span)) if hints else None
+        append(classify(span if scope is None else _with_scope(span, scope), keys))
+    if named:
+        workflow_roots(spans, out, named)
     return out
 
 

@@ -27,6 +27,7 @@ from .._common.jsonvalue import (
     shallow_json,
 )
 from .._model.errorinfo import causes_from_stacktrace
+from .._model.lazy import later, lazy_fields
 from .._model.records import ErrorInfo
 from .._model.span import Span
 
@@ -46,6 +47,7 @@ __all__ = [
     "failed_tool_result_not_recorded",
     "loads_json",
     "maybe_json",
+    "parsed_later",
     "shallow_json",
 ]
 
@@ -61,6 +63,7 @@ class ToolCallRequest:
     call_id: str | None = None
 
 
+@lazy_fields("input", "output", "result", "requested_tools")
 @dataclass(slots=True)
 class Operation:
     """What one span means, normalised across dialects.
@@ -109,6 +112,17 @@ class Operation:
     #: an agent span the producer may have parented on a workflow root instead of on the tool or agent
     #: that ran it: nest it in the innermost tool or agent span that encloses it in time
     nest_by_time: bool = False
+
+
+_JSON_STARTS = frozenset('{["tfn \t\r\n')
+
+
+def parsed_later(value: Any) -> Any:
+    """``maybe_json(value)``, computed when first read (``_model.lazy``) where it may parse: text that
+    cannot be JSON, and any other value, is returned as it is, now."""
+    if value.__class__ is str and value[:1] in _JSON_STARTS:
+        return later(maybe_json, value)
+    return value
 
 
 #: the facts a producer may leave out (the ``fact`` of a `NotRecorded`)

@@ -15,6 +15,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from .._model.lazy import Deferred, peek
 from .._model.records import ErrorInfo
 from . import _langgraph as lg
 from ._base import Operation, as_str, maybe_json
@@ -102,5 +103,14 @@ def handoff_span(
 def langgraph_handoff(tool: Operation) -> Operation:
     """``tool`` as a handoff when its result is a LangGraph ``Command`` to the parent graph (a supervisor's
     ``transfer_to_*`` tool), else ``tool`` itself."""
+    pending = peek(tool, "result")
+    if pending.__class__ is Deferred and _no_command(pending.arg):
+        return tool  # its result is not read for this: the text holds no Command
     target = lg.parent_command_target(tool.result)
     return tool if target is None else handoff_operation(tool, None, target)
+
+
+def _no_command(raw: Any) -> bool:
+    """Text that cannot hold a serialised ``Command(graph=...)`` (no ``graph``, nor an escape that could
+    spell it)."""
+    return isinstance(raw, str) and "graph" not in raw and "\\u" not in raw

@@ -8,6 +8,7 @@ import dataclasses
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from .._model.lazy import later
 from .._model.span import Span
 from . import _langgraph as lg
 from . import _llamaindex as li
@@ -100,11 +101,40 @@ def _tokens(attrs: Mapping[str, Any]) -> tuple[int | None, int | None, int | Non
     return inp, out, total
 
 
+def _model_input(attrs: Mapping[str, Any]) -> Any:
+    return user_text(flattened_messages(attrs, INPUT_MESSAGES))
+
+
+def _model_output(attrs: Mapping[str, Any]) -> Any:
+    outputs = flattened_messages(attrs, OUTPUT_MESSAGES)
+    return final_text(outputs) if outputs else maybe_json(attrs.get(OUTPUT_VALUE))
+
+
+def _model_requests(attrs: Mapping[str, Any]) -> Any:
+    return requested_tool_calls(flattened_messages(attrs, OUTPUT_MESSAGES))
+
+
+#: attribute keys -> whether one may hold a tool call of the output messages (once per key set)
+_MAY_REQUEST: dict[tuple[str, ...], bool] = {}
+
+
+def _no_requests(attrs: Mapping[str, Any]) -> bool:
+    """No output message key of a tool call (``llm.output_messages.N.message.tool_calls...``): no
+    request, and nothing to parse."""
+    keys = tuple(attrs)
+    found = _MAY_REQUEST.get(keys)
+    if found is None:
+        if len(_MAY_REQUEST) >= 20_000:
+            _MAY_REQUEST.clear()
+        found = _MAY_REQUEST[keys] = any(k.startswith(OUTPUT_MESSAGES) and "tool_calls" in k for k in keys)
+    return not found
+
+
 def model_operation(span: Span, operation: str, failed: bool | None, error: ErrorInfo | None) -> Operation:
-    """``span`` as a model call of ``operation`` (``chat``, ``text_completion``, ``embeddings``)."""
+    """``span`` as a model call of ``operation`` (``chat``, ``text_completion``, ``embeddings``); its
+    content (messages, the tool calls asked for) is read when first used (``_model.lazy``)."""
     attrs = span.attributes
     inp, out, total = _tokens(attrs)
-    outputs = flattened_messages(attrs, OUTPUT_MESSAGES)
     model = (
         as_str(attrs.get(LLM_RESPONSE_MODEL_NAME))
         or as_str(attrs.get(LLM_MODEL_NAME))
@@ -122,9 +152,9 @@ def model_operation(span: Span, operation: str, failed: bool | None, error: Erro
         output_tokens=out,
         total_tokens=total,
         finish_reasons=as_str_tuple(attrs.get(FINISH_REASON)),
-        input=user_text(flattened_messages(attrs, INPUT_MESSAGES)) if operation == "chat" else None,
-        output=final_text(outputs) if outputs else maybe_json(attrs.get(OUTPUT_VALUE)),
-        requested_tools=requested_tool_calls(outputs),
+        input=later(_model_input, attrs) if operation == "chat" else None,
+        output=later(_model_output, attrs),
+        requested_tools=() if _no_requests(attrs) else _model_requests(attrs),
         failed=failed,
         error=error,
     )
@@ -148,16 +178,28 @@ def _tool_result(value: Any) -> tuple[Any, str | None]:
     return parsed, None
 
 
+def _result(value: Any) -> Any:
+    return _tool_result(li.tool_result(value))[0]
+
+
 def tool_operation(span: Span, failed: bool | None, error: ErrorInfo | None) -> Operation:
-    """``span`` as a tool execution: arguments from ``input.value``, the result from ``output.value``."""
+    """``span`` as a tool execution: arguments from ``input.value``, the result from ``output.value``
+    (read when first used, unless the call id is needed from it)."""
     attrs = span.attributes
-    result, call_id = _tool_result(li.tool_result(attrs.get(OUTPUT_VALUE)))
+    call_id = as_str(attrs.get(TOOL_CALL_ID))
+    raw = attrs.get(OUTPUT_VALUE)
+    if raw is None:
+        result = None
+    elif call_id is None and (raw.__class__ is not str or "tool_call_id" in raw or "\\u" in raw):
+        result, call_id = _tool_result(li.tool_result(raw))
+    else:
+        result = later(_result, raw)
 
     return Operation(
         kind="tool",
         dialect=NAME,
         name=tool_name(span),
-        call_id=as_str(attrs.get(TOOL_CALL_ID)) or call_id,
+        call_id=call_id,
         arguments=schema_arguments(li.tool_arguments(sa.tool_arguments(attrs.get(INPUT_VALUE))), attrs),
         result=result,
         input=attrs.get(INPUT_VALUE),
@@ -170,6 +212,10 @@ def tool_operation(span: Span, failed: bool | None, error: ErrorInfo | None) -> 
 # --------------------------------------------------------------------------------------------------
 # Agent invocations, workflows, retrievals
 # --------------------------------------------------------------------------------------------------
+
+
+def _raw_output(attrs: Mapping[str, Any]) -> Any:
+    return maybe_json(attrs.get(OUTPUT_VALUE))
 
 
 def _agent_input(attrs: Mapping[str, Any]) -> Any:
@@ -194,8 +240,8 @@ def agent_operation(span: Span, name: str | None = None) -> Operation:
         kind="agent",
         dialect=NAME,
         name=name or as_str(attrs.get(AGENT_NAME)) or named_agent(span) or span.name,
-        input=_agent_input(attrs),
-        output=_agent_output(attrs),
+        input=later(_agent_input, attrs),
+        output=later(_agent_output, attrs),
         conversation_id=as_str(attrs.get(SESSION_ID)),
         input_tokens=inp,
         output_tokens=out,
@@ -212,8 +258,8 @@ def workflow_operation(span: Span, failed: bool | None, error: ErrorInfo | None)
         kind="workflow",
         dialect=NAME,
         name=span.name,
-        input=maybe_json(attrs.get(INPUT_VALUE)),
-        output=maybe_json(attrs.get(OUTPUT_VALUE)),
+        input=later(maybe_json, attrs.get(INPUT_VALUE)),
+        output=later(_raw_output, attrs),
         failed=failed,
         error=error,
     )

@@ -43,7 +43,10 @@ def tool_name(span: Span) -> str:
 def _parameters(attrs: Mapping[str, Any]) -> frozenset[str] | None:
     """The parameter names of the tool's recorded schema; None where it records none."""
     for key in (TOOL_SCHEMA, TOOL_PARAMETERS):
-        schema = maybe_json(attrs.get(key))
+        schema = attrs.get(key)
+        if schema is None:
+            continue
+        schema = maybe_json(schema)
         if isinstance(schema, Mapping) and isinstance(schema.get("function"), Mapping):
             schema = schema["function"].get("parameters")
         if isinstance(schema, Mapping) and isinstance(schema.get("properties"), Mapping):
@@ -54,8 +57,10 @@ def _parameters(attrs: Mapping[str, Any]) -> frozenset[str] | None:
 def schema_arguments(arguments: Any, attrs: Mapping[str, Any]) -> Any:
     """``arguments`` out of an envelope that the tool's schema does not fit; any other value as it is."""
     params = _parameters(attrs)
+    if params is None:  # no schema recorded: nothing to fit, and nothing parsed
+        return arguments
     parsed = maybe_json(arguments) if isinstance(arguments, str) else arguments
-    if params is None or not isinstance(parsed, Mapping) or set(parsed) <= params:
+    if not isinstance(parsed, Mapping) or set(parsed) <= params:
         return arguments
     fitting = [v for v in parsed.values() if isinstance(v, Mapping) and set(v) <= params]
     rest = [v for v in parsed.values() if not (isinstance(v, Mapping) and set(v) <= params)]

@@ -35,14 +35,15 @@ def _names_no_agent(span: Span) -> bool:
     return not any(attrs.get(key) for key in _AGENT_NAME_KEYS)
 
 
-def workflow_roots(spans: Sequence[Span], ops: list[Operation | None]) -> None:
+def workflow_roots(
+    spans: Sequence[Span], ops: list[Operation | None], named: Sequence[int] | None = None
+) -> None:
     """Turn (in place) the operations of the SDK's trace spans that a dialect read as agents into
-    workflows (see the module docstring)."""
-    found = [
-        i
-        for i, span in enumerate(spans)
-        if span.name == TRACE_SPAN_NAME and (op := ops[i]) is not None and op.kind == "agent"
-    ]
+    workflows (see the module docstring). ``named``: the positions of the spans named
+    `TRACE_SPAN_NAME`, when the caller found them in its own walk."""
+    if named is None:
+        named = [i for i, span in enumerate(spans) if span.name == TRACE_SPAN_NAME]
+    found = [i for i in named if (op := ops[i]) is not None and op.kind == "agent"]
     if not found:
         return
     agent_parents = {

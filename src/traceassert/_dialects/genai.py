@@ -19,16 +19,36 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from .._model.lazy import later
 from .._model.span import Span
 from . import _any_agent as aa
 from . import _keys as k
-from ._base import NotRecorded, Operation, as_int, as_str, as_str_tuple, error_info, maybe_json
+from ._base import (
+    NotRecorded,
+    Operation,
+    ToolCallRequest,
+    as_int,
+    as_str,
+    as_str_tuple,
+    error_info,
+    maybe_json,
+    parsed_later,
+)
 from ._genai_events import with_event_content
 from ._handoffs import handoff_span
 from ._messages import final_text, requested_tool_calls, user_text
+from ._requested_fast import tool_calls_from_text
 from ._traceloop_payloads import flat_messages
 
-__all__ = ["NAME", "RECORDS_TOOL_EXECUTIONS", "classify", "model_fields", "operation_name"]
+__all__ = [
+    "NAME",
+    "RECORDS_TOOL_EXECUTIONS",
+    "classify",
+    "model_fields",
+    "model_output",
+    "model_requests",
+    "operation_name",
+]
 
 NAME = "genai"
 
@@ -107,25 +127,69 @@ def _failed(span: Span) -> bool | None:
 _FLAT_CALL = f"{k.COMPLETION}.0.function_call.name"
 
 
-def model_fields(span: Span, op: str, dialect: str = NAME) -> Operation:
-    """A model call from the ``gen_ai.*`` keys of ``span`` (shared by dialects that build on GenAI)."""
-    attrs = span.attributes
-    inp, out, total = _tokens(attrs)
+def _output_messages(attrs: Mapping[str, Any]) -> Any:
+    """The output messages, parsed; else flattened (``gen_ai.completion.0.function_call.name``)."""
     output_messages = attrs.get(k.OUTPUT_MESSAGES)
     if output_messages is None:
         output_messages = attrs.get(k.COMPLETION)
-    # parsed once for the text and the tool calls; else flattened (gen_ai.completion.0.function_call.name)
-    output_messages = (
-        maybe_json(output_messages) if output_messages is not None else flat_messages(attrs, k.COMPLETION)
-    )
-    requested = requested_tool_calls(output_messages)
-    text = final_text(output_messages)
+    if output_messages is not None:
+        return maybe_json(output_messages)
+    return flat_messages(attrs, k.COMPLETION)
+
+
+def model_output(attrs: Mapping[str, Any]) -> Any:
+    """The text of a model call's output (computed when first read: see ``_model.lazy``)."""
+    output_messages = _output_messages(attrs)
     if output_messages is None and aa.OUTPUT in attrs:  # any-agent: gen_ai.output
-        text, requested = aa.model_output(attrs)
+        return aa.model_output(attrs)[0]
+    return final_text(output_messages)
+
+
+def model_requests(attrs: Mapping[str, Any]) -> tuple[ToolCallRequest, ...]:
+    """The tool calls a model call's output asks for (computed when first read)."""
+    raw = attrs.get(k.OUTPUT_MESSAGES)
+    if raw.__class__ is str and _FLAT_CALL not in attrs:
+        found = tool_calls_from_text(raw)  # without reading the messages' content
+        if found is not None:
+            return found
+    output_messages = _output_messages(attrs)
+    requested = requested_tool_calls(output_messages)
+    if output_messages is None and aa.OUTPUT in attrs:  # any-agent: gen_ai.output
+        requested = aa.model_output(attrs)[1]
     if not requested and _FLAT_CALL in attrs:
         # LiteLLM: the tool call only as gen_ai.completion.0.function_call.*, beside output messages
         # whose parts are empty
         requested = requested_tool_calls(flat_messages(attrs, k.COMPLETION))
+    return requested
+
+
+def _requests_of(attrs: Mapping[str, Any]) -> tuple[ToolCallRequest, ...]:
+    """``model_requests(attrs)`` (read now: the reconstruction reads every call's requests to match
+    them); none at all, without parsing, when the output is JSON text that names no tool call (no
+    ``tool_call`` / ``function`` in it, nor an escape that could spell one)."""
+    raw = attrs.get(k.OUTPUT_MESSAGES)
+    if raw is None:
+        raw = attrs.get(k.COMPLETION)
+    if (
+        raw.__class__ is str
+        and "tool_call" not in raw
+        and "function" not in raw
+        and "\\u" not in raw
+        and _FLAT_CALL not in attrs
+    ):
+        return ()
+    return model_requests(attrs)
+
+
+def _later(fn: Any, value: Any) -> Any:
+    return None if value is None else later(fn, value)
+
+
+def model_fields(span: Span, op: str, dialect: str = NAME) -> Operation:
+    """A model call from the ``gen_ai.*`` keys of ``span`` (shared by dialects that build on GenAI); its
+    content (input and output text, the tool calls asked for) is read when first used."""
+    attrs = span.attributes
+    inp, out, total = _tokens(attrs)
     finish = attrs.get(k.RESPONSE_FINISH_REASONS)
     if finish is None:
         finish = attrs.get(k.RESPONSE_FINISH_REASON)
@@ -144,9 +208,9 @@ def model_fields(span: Span, op: str, dialect: str = NAME) -> Operation:
         total_tokens=total,
         finish_reasons=as_str_tuple(finish),
         streamed=bool(stream) if isinstance(stream, bool | int) else None,
-        input=user_text(attrs.get(k.INPUT_MESSAGES, attrs.get(k.PROMPT))),
-        output=text,
-        requested_tools=requested,
+        input=_later(user_text, attrs.get(k.INPUT_MESSAGES, attrs.get(k.PROMPT))),
+        output=later(model_output, attrs),
+        requested_tools=_requests_of(attrs),
         failed=failed,
         error=error_info(span) if failed else None,
     )
@@ -187,8 +251,8 @@ def classify(span: Span, *, events: bool = True) -> Operation | None:
             kind="agent",
             dialect=NAME,
             name=as_str(attrs.get(k.AGENT_NAME)) or _name_after_op(span, op) or span.name,
-            input=user_text(attrs.get(k.INPUT_MESSAGES)),
-            output=final_text(attrs.get(k.OUTPUT_MESSAGES)),
+            input=_later(user_text, attrs.get(k.INPUT_MESSAGES)),
+            output=_later(final_text, attrs.get(k.OUTPUT_MESSAGES)),
             conversation_id=as_str(attrs.get(k.CONVERSATION_ID)),
             input_tokens=inp,
             output_tokens=out,
@@ -208,7 +272,7 @@ def classify(span: Span, *, events: bool = True) -> Operation | None:
             name=as_str(attrs.get(k.TOOL_NAME)) or _name_after_op(span, op) or span.name,
             call_id=as_str(attrs.get(k.TOOL_CALL_ID)),
             arguments=arguments,
-            result=maybe_json(result),
+            result=parsed_later(result),
             input=arguments,
             output=result,
             failed=failed,
@@ -237,8 +301,8 @@ def classify(span: Span, *, events: bool = True) -> Operation | None:
             kind="workflow",
             dialect=NAME,
             name=as_str(attrs.get(k.WORKFLOW_NAME)) or _name_after_op(span, op) or span.name,
-            input=user_text(attrs.get(k.INPUT_MESSAGES)),
-            output=final_text(attrs.get(k.OUTPUT_MESSAGES)),
+            input=_later(user_text, attrs.get(k.INPUT_MESSAGES)),
+            output=_later(final_text, attrs.get(k.OUTPUT_MESSAGES)),
             failed=failed,
             error=error,
         )

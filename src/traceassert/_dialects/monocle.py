@@ -25,6 +25,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from .._model.lazy import later
 from .._model.records import ErrorInfo
 from .._model.span import Span
 from .._model.tree import SpanTree
@@ -37,6 +38,7 @@ from ._base import (
     error_info,
     failed_tool_result_not_recorded,
     maybe_json,
+    parsed_later,
 )
 from ._handoffs import handoff_span
 from ._messages import message_text
@@ -232,7 +234,7 @@ def _model(span: Span, span_type: str, failed: bool | None, error: ErrorInfo | N
     provider = ptype.partition(".")[2] if ptype else None
     if not provider or provider == "generic":
         provider = entity(attrs, "inference.", key="provider_name") or provider or None
-    output = maybe_json(_event_value(span, "data.output", "response", last=True))  # parsed once
+    response = _event_value(span, "data.output", "response", last=True)
     return Operation(
         kind="model",
         dialect=NAME,
@@ -244,13 +246,39 @@ def _model(span: Span, span_type: str, failed: bool | None, error: ErrorInfo | N
         output_tokens=completion,
         total_tokens=total,
         finish_reasons=(reason,) if reason else (),
-        input=_text(_event_value(span, "data.input", "input")),
-        # a JSON string holding a string: the text as it is (``_text`` would parse it again)
-        output=output if isinstance(output, str) else _text(output),
-        requested_tools=() if isinstance(output, str) else _requests(output),
+        input=_later(_text, _event_value(span, "data.input", "input")),
+        output=_later(_model_output, response),
+        requested_tools=_requests_of(response),
         failed=failed,
         error=error,
     )
+
+
+def _later(fn: Any, value: Any) -> Any:
+    """``fn(value)`` when first read (``_model.lazy``); None for None."""
+    return None if value is None else later(fn, value)
+
+
+def _model_output(response: Any) -> Any:
+    output = maybe_json(response)
+    # a JSON string holding a string: the text as it is (``_text`` would parse it again)
+    return output if isinstance(output, str) else _text(output)
+
+
+def _model_requests(response: Any) -> tuple[ToolCallRequest, ...]:
+    output = maybe_json(response)
+    return () if isinstance(output, str) else _requests(output)
+
+
+def _requests_of(response: Any) -> tuple[ToolCallRequest, ...]:
+    """``_model_requests(response)`` (read now: the reconstruction reads every call's requests); none,
+    without parsing, for JSON text that holds no name (a call has a ``name`` or ``tool_name``) nor an
+    escape that could spell one."""
+    if response is None:
+        return ()
+    if response.__class__ is str and 'name"' not in response and "\\u" not in response:
+        return ()
+    return _model_requests(response)
 
 
 def might_claim(scope: str | None, keys: frozenset[str]) -> bool:
@@ -275,8 +303,8 @@ def classify(span: Span) -> Operation | None:
             kind="workflow",
             dialect=NAME,
             name=name,
-            input=_text(inp),
-            output=_text(out),
+            input=_later(_text, inp),
+            output=_later(_text, out),
             failed=failed,
             error=error,
         )
@@ -285,8 +313,8 @@ def classify(span: Span) -> Operation | None:
             kind="agent",
             dialect=NAME,
             name=entity(attrs, "agent.") or as_str(attrs.get("entity.1.name")) or span.name,
-            input=_text(inp),
-            output=_text(out),
+            input=_later(_text, inp),
+            output=_later(_text, out),
             conversation_id=as_str(attrs.get("scope.agentic.session")),
             failed=failed,
             error=error,
@@ -300,7 +328,7 @@ def classify(span: Span) -> Operation | None:
             dialect=NAME,
             name=name,
             arguments=inp,
-            result=maybe_json(out),
+            result=parsed_later(out),
             input=inp,
             output=out,
             failed=failed,

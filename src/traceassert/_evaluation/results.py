@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -31,6 +31,7 @@ __all__ = [
     "jsonable",
     "record_score",
     "recorded_scores",
+    "run_data",
     "token_totals",
 ]
 
@@ -156,6 +157,23 @@ def jsonable(value: Any) -> Any:
 
 
 # -- tokens --------------------------------------------------------------------------------------------
+
+
+def run_data(
+    trace: Callable[[], Trace] | None, *, tokens_wanted: bool, trace_path: str | None
+) -> dict[str, Any]:
+    """The results dict of one run of a test: the scores it recorded (`end_test`), its token totals
+    when wanted or when a score was recorded (``trace`` makes the test's trace then: None when it
+    captured no spans), and where its trace was dumped. A token total that cannot be made is None: it
+    is informative, and the test does not fail over it."""
+    scores = [s.to_dict() for s in end_test()]
+    tokens = None
+    if trace is not None and (tokens_wanted or scores):
+        try:
+            tokens = token_totals(trace())
+        except Exception:
+            tokens = None
+    return {"scores": scores, "tokens": tokens, "trace_path": trace_path}
 
 
 def token_totals(trace: Trace) -> dict[str, int] | None:

@@ -8,6 +8,12 @@ the spans of that trace in the ranges it was seen in.
 
 Exactly once: results are counted by unit key; a second result for a key (a task run again after its
 worker died, whose first run had still reported) is ignored.
+
+Groups: whole files are sent in groups (`run_units`), so that a run of many small files costs few
+tasks (on Dask each task is scheduled, sent and gathered on its own): a group holds up to
+``GROUP_FILES`` files, fewer when there are not enough files to keep every worker busy with several
+tasks. A group whose task failed (its worker died) is sent again one file a task, so that only the
+file that kills its workers is an error.
 """
 
 from __future__ import annotations
@@ -21,9 +27,14 @@ from .policy import Policy
 from .results import TraceResult
 from .sources import Unit, expand, plan, shown_source, shown_sources
 from .stats import FleetStats
-from .work import UnitResult, run_traces, run_unit
+from .work import UnitResult, run_traces, run_unit, run_units
 
-__all__ = ["Run"]
+__all__ = ["GROUP_FILES", "Run"]
+
+#: whole files sent in one task, at most
+GROUP_FILES = 32
+#: tasks per worker a run of files is cut into, at least (when there are that many files)
+TASKS_PER_WORKER = 4
 
 
 @dataclass
@@ -92,9 +103,12 @@ class Run:
 
     def _drive(self, engine: Engine, files: list[str]) -> Iterator[TraceResult]:
         units = (unit for f in files for unit in plan(f, self.split_bytes))
-        in_flight: dict[Hashable, Unit] = {}
+        group_size = max(1, min(GROUP_FILES, len(files) // (TASKS_PER_WORKER * max(1, engine.workers))))
+        in_flight: dict[Hashable, Unit | list[Unit]] = {}
         seen: set[Hashable] = set()
         split: dict[str, _SplitFile] = {}
+        args = (self.policies, self.fmt, self.redact, self.full)
+        group: list[Unit] = []
         more = True
         while True:
             window = max(4, 4 * engine.workers)  # a cluster may grow or shrink while it runs
@@ -102,17 +116,39 @@ class Run:
                 unit = next(units, None)
                 if unit is None:
                     more = False
-                    break
-                unit_key = ("unit", *unit.key)
-                in_flight[unit_key] = unit
-                engine.submit(unit_key, run_unit, unit, self.policies, self.fmt, self.redact, self.full)
+                elif unit.count == 1 and group_size > 1:
+                    group.append(unit)  # a whole file: sent with the next ones
+                    if len(group) < group_size:
+                        continue
+                    unit = None
+                if group:  # a full group, the last one, or the one before a range of a split file
+                    key: Hashable = ("group", *group[0].key)
+                    in_flight[key] = group
+                    engine.submit(key, run_units, group, *args)
+                    group = []
+                if unit is not None:
+                    unit_key = ("unit", *unit.key)
+                    in_flight[unit_key] = unit
+                    engine.submit(unit_key, run_unit, unit, *args)
             if not engine.pending():
                 return
             done_key, value, exc = engine.next_done()
-            unit = in_flight.pop(done_key, None)
-            if done_key in seen or unit is None:
+            sent = in_flight.pop(done_key, None)
+            if done_key in seen or sent is None:
                 continue
             seen.add(done_key)
+            if isinstance(sent, list):  # a group of whole files
+                if exc is not None:  # its worker died: each file again, alone
+                    for unit in sent:
+                        alone = ("unit", *unit.key)
+                        in_flight[alone] = unit
+                        engine.submit(alone, run_unit, unit, *args)
+                    continue
+                for one in value:
+                    seen.add(("unit", *one.unit.key))
+                    yield from self._file_done(one.unit.path, [one])
+                continue
+            unit = sent
             result: UnitResult = value if exc is None else UnitResult(unit, error=_lost(exc))
             if done_key == ("follow", unit.path):
                 yield from self._finish_split(unit.path, split.pop(unit.path), result)
@@ -131,8 +167,7 @@ class Run:
                 state.straddling = straddling
                 follow = ("follow", unit.path)
                 in_flight[follow] = unit
-                args = (ranges, sorted(straddling), self.policies, self.fmt, self.redact, self.full)
-                engine.submit(follow, run_traces, *args)
+                engine.submit(follow, run_traces, ranges, sorted(straddling), *args)
 
     def _finish_split(self, path: str, state: _SplitFile, follow: UnitResult) -> Iterator[TraceResult]:
         parts = []

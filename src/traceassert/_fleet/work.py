@@ -83,6 +83,18 @@ def run_unit(
     return done.merge_facts() if unit.count == 1 else done
 
 
+def run_units(
+    units: list[Unit],
+    policies: list[Policy],
+    fmt: str | None,
+    redact: bool = True,
+    full: bool = False,
+) -> list[UnitResult]:
+    """`run_unit` of each unit, one after the other: a group of small files is one task, whose cost of
+    sending the policies and gathering the results is paid once."""
+    return [run_unit(unit, policies, fmt, redact, full) for unit in units]
+
+
 def run_traces(
     units: list[Unit],
     trace_ids: Iterable[str],

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .._common.gcpause import gc_paused
 from .._common.text import safe_json
 from .._errors import TraceWriteError
 from .._loaders.dump import to_otlp_json, write_file
@@ -264,13 +265,14 @@ def slim_trace(
 
     keep = tuple(keep)
     patterns = () if isinstance(redact, bool) else tuple(redact)
-    base = TraceClass(redact_spans(trace.spans, patterns)) if redact is not False else trace
-    if not base.spans:
-        raise TraceWriteError("nothing to slim: the trace has no spans")
-    spans, numbering, renumbered = renumbered_trace(base, keep_times=keep_times)
-    target = fingerprint_text(renumbered, keep_messages=keep_messages)  # its reconstruction is reused
-    slimmer = _Slimmer(spans, target, keep_messages)
-    return _slim(slimmer, spans, keep, keep_messages, numbering, target)
+    with gc_paused():  # the trace is rebuilt many times: the collector would walk each one again and again
+        base = TraceClass(redact_spans(trace.spans, patterns)) if redact is not False else trace
+        if not base.spans:
+            raise TraceWriteError("nothing to slim: the trace has no spans")
+        spans, numbering, renumbered = renumbered_trace(base, keep_times=keep_times)
+        target = fingerprint_text(renumbered, keep_messages=keep_messages)  # its reconstruction is reused
+        slimmer = _Slimmer(spans, target, keep_messages)
+        return _slim(slimmer, spans, keep, keep_messages, numbering, target)
 
 
 def _slim(

@@ -8,7 +8,7 @@ element takes the general path in ``otlp``. Both paths give the same spans (test
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from types import MappingProxyType
 from typing import Any
 
@@ -116,17 +116,70 @@ class ResourceSpans(_Strict):
     schemaUrl: Any = None
 
 
+class _ScopeSpansOfRaw(_Strict):
+    scope: Scope | None = None
+    spans: list[msgspec.Raw] | None = None
+    schemaUrl: Any = None
+
+
+class _ResourceSpansOfRaw(_Strict):
+    resource: Resource | None = None
+    scopeSpans: list[_ScopeSpansOfRaw] | None = None
+    schemaUrl: Any = None
+
+
 _decoder = msgspec.json.Decoder(ResourceSpans)
+_outer_decoder = msgspec.json.Decoder(_ResourceSpansOfRaw)
+_span_decoder = msgspec.json.Decoder(Span)
+_ERRORS = (msgspec.MsgspecError, UnicodeDecodeError, RecursionError)
+
+#: a ResourceSpans element larger than this is decoded a span at a time (see `convert_raw`)
+CHUNK_BYTES = 1 << 20
 
 
 def convert_raw(raw: Any, where: str, ctx: Context) -> bool:
     """Add the spans of one raw ResourceSpans element; False (nothing added) when it is not plain
-    lowerCamelCase OTLP/JSON and needs the general path."""
+    lowerCamelCase OTLP/JSON and needs the general path.
+
+    A large element (one document's ``resourceSpans`` often holds every span of the file) is decoded a
+    span at a time, each converted before the next is decoded: its typed structs never exist all at
+    once, and the peak memory of a big document is what JSON Lines of the same spans take."""
+    if len(raw) > CHUNK_BYTES:
+        return _convert_in_chunks(raw, where, ctx)
     rs = decode(raw)
     if rs is None:
         return False
     convert(rs, where, ctx)
     return True
+
+
+def _convert_in_chunks(raw: Any, where: str, ctx: Context) -> bool:
+    try:
+        outer = _outer_decoder.decode(raw)
+    except _ERRORS:
+        return False
+    kept, order_issues = len(ctx.spans), ctx.order_issues
+    res = _resource(outer.resource, where, ctx)
+    parents: dict[str, str | None] = {}
+    for j, ss in enumerate(outer.scopeSpans or ()):
+        batch: list[Span] = []
+        first = 0
+        for k, span_raw in enumerate(ss.spans or ()):
+            try:
+                batch.append(_span_decoder.decode(span_raw))
+            except _ERRORS:
+                del ctx.spans[kept:]  # not plain OTLP/JSON after all: the general path reads all of it
+                ctx.order_issues = order_issues
+                return False
+            if len(batch) == _BATCH:
+                _scope_spans(ss.scope, batch, j, first, res, parents, where, ctx)
+                batch, first = [], k + 1
+        _scope_spans(ss.scope, batch, j, first, res, parents, where, ctx)
+    return True
+
+
+#: spans decoded before they are converted, in a large element
+_BATCH = 256
 
 
 def decode(raw: Any) -> ResourceSpans | None:
@@ -204,29 +257,45 @@ def _array(array: Any, keys: dict[str, str]) -> Any:
 
 def convert(rs: ResourceSpans, where: str, ctx: Context) -> None:
     """Add the spans of one decoded ResourceSpans."""
-    keys = ctx.keys
+    res = _resource(rs.resource, where, ctx)
+    parents: dict[str, str | None] = {}  # raw parent id -> as hex: siblings name the same parent
+    for j, ss in enumerate(rs.scopeSpans or ()):
+        _scope_spans(ss.scope, ss.spans or (), j, 0, res, parents, where, ctx)
+
+
+def _resource(resource: Resource | None, where: str, ctx: Context) -> Mapping[str, Any]:
     try:
-        resource = rs.resource
-        res = (
-            _attributes(resource.attributes, keys)
+        return (
+            _attributes(resource.attributes, ctx.keys)
             if resource is not None and resource.attributes
             else EMPTY_MAPPING
         )
     except CONVERSION_ERRORS as exc:
         raise ctx.bad_record(f"{where}.resource", exc) from None
-    parents: dict[str, str | None] = {}  # raw parent id -> as hex: siblings name the same parent
-    for j, ss in enumerate(rs.scopeSpans or ()):
+
+
+def _scope_spans(
+    scope: Scope | None,
+    spans: Iterable[Span],
+    j: int,
+    first: int,
+    res: Mapping[str, Any],
+    parents: dict[str, str | None],
+    where: str,
+    ctx: Context,
+) -> None:
+    """Add ``spans`` of scope ``j`` (the first of them is span ``first`` of that scope)."""
+    try:
+        scope_name = optional_str(scope.name) if scope is not None else None
+        scope_version = optional_str(scope.version) if scope is not None else None
+    except CONVERSION_ERRORS as exc:
+        raise ctx.bad_record(f"{where}.scopeSpans[{j}].scope", exc) from None
+    keys = ctx.keys
+    for k, sp in enumerate(spans, first):
         try:
-            scope = ss.scope
-            scope_name = optional_str(scope.name) if scope is not None else None
-            scope_version = optional_str(scope.version) if scope is not None else None
+            _span(sp, res, scope_name, scope_version, ctx, keys, parents)
         except CONVERSION_ERRORS as exc:
-            raise ctx.bad_record(f"{where}.scopeSpans[{j}].scope", exc) from None
-        for k, sp in enumerate(ss.spans or ()):
-            try:
-                _span(sp, res, scope_name, scope_version, ctx, keys, parents)
-            except CONVERSION_ERRORS as exc:
-                raise ctx.bad_record(f"{where}.scopeSpans[{j}].spans[{k}]", exc) from None
+            raise ctx.bad_record(f"{where}.scopeSpans[{j}].spans[{k}]", exc) from None
 
 
 def _span(

@@ -123,10 +123,28 @@ def read_stream(fh: BinaryIO, where: str, max_bytes: int | None, warnings: list[
             "the file is zstd-compressed; decompress it first (for example `zstd -d FILE`)",
             path=where,
         )
-    data = fh.read() if max_bytes is None else fh.read(max_bytes + 1)
+    size = _size(fh)
+    if max_bytes is not None and size is not None and size > max_bytes:
+        raise TraceLoadError(
+            f"the file is larger than the limit of {max_bytes} bytes (max_bytes)", path=where
+        )
+    # read(n) first allocates n bytes: with the size known, a plain read() allocates only what the file
+    # holds (a cap of 1 GB would otherwise show as a 1 GB allocation, though never touched)
+    data = fh.read() if max_bytes is None or size is not None else fh.read(max_bytes + 1)
     if max_bytes is not None and len(data) > max_bytes:
         raise TooLarge(f"the file is larger than the limit of {max_bytes} bytes (max_bytes)", path=where)
     return data
+
+
+def _size(fh: BinaryIO) -> int | None:
+    """The bytes left to read in ``fh`` (a regular file, or a seekable stream), else None."""
+    try:
+        start = fh.tell()
+        end = fh.seek(0, os.SEEK_END)
+        fh.seek(start)
+    except (OSError, ValueError, AttributeError):
+        return None
+    return end - start if isinstance(end, int) and end >= start else None
 
 
 def _gunzip(fh: BinaryIO, where: str, max_bytes: int | None, warnings: list[str]) -> bytes:

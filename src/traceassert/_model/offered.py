@@ -30,7 +30,14 @@ from typing import Any
 from .._common.jsonvalue import maybe_json
 from .span import Span
 
-__all__ = ["SCHEMA_KEYWORDS", "ToolDefinition", "looks_like_schema", "offered_tools", "own_schema"]
+__all__ = [
+    "DEFINITION_KEYS",
+    "SCHEMA_KEYWORDS",
+    "ToolDefinition",
+    "looks_like_schema",
+    "offered_tools",
+    "own_schema",
+]
 
 _DEFINITIONS = "gen_ai.tool.definitions"
 _OI_LIST = "llm.tools"
@@ -41,6 +48,8 @@ _PYDANTIC_AI = "model_request_parameters"
 _VERCEL = "ai.prompt.tools"
 _PREFIXES = (_OI_PREFIX, _TL_PREFIX)
 _LISTS = (_DEFINITIONS, _OI_LIST, _PYDANTIC_AI, _VERCEL)
+#: the keys (or key prefixes) a tool definition is recorded under: a span with none offers no tool
+DEFINITION_KEYS = (*_LISTS, *_PREFIXES)
 #: where a definition keeps its parameter schema, by producer
 _SCHEMA_KEYS = ("parameters", "input_schema", "inputSchema", "parameters_json_schema", "parametersJsonSchema")
 #: where a tool span keeps its own tool's schema

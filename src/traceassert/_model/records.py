@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from .lazy import lazy_fields
 from .offered import ToolDefinition, offered_tools
 from .span import Span
 from .usage import usage_detail
@@ -44,6 +45,7 @@ class ErrorInfo:
         yield from self.causes
 
 
+@lazy_fields("arguments", "result")
 @dataclass(eq=False, slots=True)
 class ToolExecution:
     """One execution of a tool, recorded by a tool span (``source`` "span") or shown by the conversation
@@ -91,6 +93,7 @@ class ToolExecution:
         return f"ToolExecution({self.name!r}, arguments={self.arguments!r}, {state})"
 
 
+@lazy_fields("output")
 @dataclass(eq=False, slots=True)
 class ModelCall:
     """One logical model call (wrapper and provider spans of the same call are collapsed)."""
@@ -146,6 +149,7 @@ class ModelCall:
         )
 
 
+@lazy_fields("arguments")
 @dataclass(eq=False, slots=True)
 class ToolRequest:
     """A tool call a model asked for in its response: what it asked, not what ran.
@@ -244,6 +248,7 @@ class Retrieval:
         return self.span.start_ns if self.span is not None else 0
 
 
+@lazy_fields("input", "output", "streamed_output")
 @dataclass(eq=False, slots=True)
 class AgentInvocation:
     """One run of an agent, with what it did itself and the agents it ran (``nested``)."""

@@ -7,17 +7,15 @@ agents or tools: ``traceassert.Trace`` is the facade that adds the reconstructed
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
+from operator import attrgetter
 from typing import Any
 
 from .._common.gcpause import gc_paused
 from .span import Span, spans_from
-from .values import has_own_eq
+from .values import KeyPositions, has_own_eq, scan_values, value_table
 
 __all__ = ["SpanTree"]
 
-#: attribute values kept in the value index (longer strings are found by a scan)
-_MAX_INDEXED_CHARS = 512
-_INDEXED_TYPES = frozenset({str, int, float, bool, tuple})
 
 Key = tuple[str, str]
 
@@ -33,6 +31,7 @@ class SpanTree:
 
     __slots__ = (
         "_attr_index",
+        "_attr_maps",
         "_by_id",
         "_by_key",
         "_children",
@@ -41,6 +40,8 @@ class SpanTree:
         "_event_sets",
         "_parent",
         "_pos",
+        "_scanned",
+        "_signatures",
         "_value_index",
         "orphans",
         "roots",
@@ -139,7 +140,11 @@ class SpanTree:
         self._children = children
         self.roots: tuple[Span, ...] = tuple(roots)
         self.warnings: tuple[str, ...] = tuple(notes)
-        self._attr_index: dict[str, list[int]] | None = None
+        self._attr_index: KeyPositions | None = None
+        self._signatures: dict[tuple[str, ...], list[int]] | None = None
+        self._attr_maps: list[Mapping[str, Any]] | None = None
+        #: the keys looked up once by a scan (the second lookup builds the key's value table)
+        self._scanned: set[str] = set()
         self._value_index: dict[str, dict[Any, list[int]] | None] = {}
         self._event_index: dict[str, list[int]] | None = None
         self._event_sets: dict[str, frozenset[int]] = {}
@@ -237,20 +242,35 @@ class SpanTree:
         """Spans that had not ended when the trace was read."""
         return tuple(s for s in self.spans if s.end_ns is None)
 
+    def adopt_signatures(self, signatures: dict[tuple[str, ...], list[int]]) -> None:
+        """Take the positions of the spans of each set of attribute keys (``tuple(span.attributes)``),
+        found by a walk that reads every span anyway (the reconstruction's): the attribute index is
+        made of them."""
+        if self._signatures is None:
+            self._signatures = signatures
+
+    def _signature_positions(self) -> dict[tuple[str, ...], list[int]]:
+        """Attribute key set -> positions of the spans that have exactly those keys (in key order)."""
+        signatures = self._signatures
+        if signatures is None:
+            signatures = {}
+            for i, span in enumerate(self.spans):
+                keys = tuple(span.attributes)
+                positions = signatures.get(keys)
+                if positions is None:
+                    signatures[keys] = [i]
+                else:
+                    positions.append(i)
+            self._signatures = signatures
+        return signatures
+
     def _attribute_positions(self) -> Mapping[str, list[int]]:
-        """Attribute key -> positions of the spans that carry it (built once, on first use; the value
-        index of ``_value_positions`` is built per key, when a value of that key is first looked up)."""
+        """Attribute key -> positions of the spans that carry it (``values.KeyPositions``: each key's
+        made when first asked for, from the spans of each key set; the value index of
+        ``_value_positions`` is built per key, when a value of that key is first looked up)."""
         index = self._attr_index
         if index is None:
-            index = {}
-            for i, span in enumerate(self.spans):
-                for key in span.attributes:
-                    lst = index.get(key)
-                    if lst is None:
-                        index[key] = [i]
-                    else:
-                        lst.append(i)
-            self._attr_index = index
+            index = self._attr_index = KeyPositions(self._signature_positions())
         return index
 
     def _value_table(self, key: str, positions: list[int]) -> dict[Any, list[int]] | None:
@@ -258,29 +278,7 @@ class SpanTree:
         a value cannot be indexed (too long, unhashable, another type): that key is looked up by a scan."""
         if key in self._value_index:
             return self._value_index[key]
-        table: dict[Any, list[int]] = {}
-        indexable = True
-        spans = self.spans
-        for i in positions:
-            v = spans[i].attributes[key]
-            tv = type(v)
-            if tv is tuple or tv is list:
-                try:
-                    v = tuple(v)
-                    hash(v)
-                except TypeError:
-                    indexable = False
-                    break
-            elif (tv is str and len(v) > _MAX_INDEXED_CHARS) or tv not in _INDEXED_TYPES:
-                indexable = False
-                break
-            # True == 1 and 1.0 == 1 hash alike: the type is in the key so only exact types meet
-            bucket = table.get((tv, v))
-            if bucket is None:
-                table[(tv, v)] = [i]
-            else:
-                bucket.append(i)
-        result = self._value_index[key] = table if indexable else None
+        result = self._value_index[key] = value_table(self.spans, key, positions)
         return result
 
     def _event_lists(self) -> Mapping[str, list[int]]:
@@ -323,6 +321,13 @@ class SpanTree:
             self._event_queries[query] = narrowed
         return narrowed
 
+    def _scan(self, key: str, positions: list[int], value: Any) -> list[int] | None:
+        """``_value_positions(key, value)`` by one pass in C (see ``values.scan_values``)."""
+        maps = self._attr_maps
+        if maps is None:
+            maps = self._attr_maps = list(map(attrgetter("attributes"), self.spans))
+        return scan_values(self.spans, maps, key, positions, value)
+
     def _value_positions(self, key: str, value: Any) -> list[int] | None:
         """Positions of the spans whose attribute ``key`` equals ``value``; None when the index cannot
         answer (an unhashable value or a matcher object, a float or bool, or a key with long or
@@ -338,6 +343,11 @@ class SpanTree:
         positions = self._attribute_positions().get(key)
         if positions is None:
             return []
+        if key not in self._value_index and key not in self._scanned:
+            self._scanned.add(key)
+            found = self._scan(key, positions, value)
+            if found is not None:  # a first lookup: answered by a scan in C, no table made
+                return found
         table = self._value_table(key, positions)
         if table is None:
             return None

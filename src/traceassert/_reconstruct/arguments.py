@@ -16,8 +16,13 @@ SCALAR_KEY = "input"
 _MAX_LITERAL_CHARS = 100_000
 
 
+_ATOMS = frozenset({str, int, float, bool, type(None)})
+
+
 def thaw(value: Any) -> Any:
     """Plain dicts and lists from read-only mappings and tuples (recursively)."""
+    if value.__class__ in _ATOMS:  # the usual argument: no abstract-class check
+        return value
     if isinstance(value, Mapping):
         return {str(k): thaw(v) for k, v in value.items()}
     if isinstance(value, list | tuple):

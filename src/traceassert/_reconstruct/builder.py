@@ -21,28 +21,25 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .._dialects import DIALECTS, Operation
+from .._model.lazy import peek
 from .._model.records import AgentInvocation, Handoff, ModelCall, Retrieval, ToolExecution, ToolRequest
 from .._model.span import Span
 from .._model.tree import SpanTree
 from .arguments import parse_arguments
 from .conversation import executions_from_conversation, settle_outcomes
-from .definitions import name_positional
-from .finish import Tokens, agent_tokens, call_tokens, finish_model, finish_tool, first, is_cancellation
+from .definitions import DEFINITION_KEYS, any_key, name_positional
+from .finish import Tokens, agent_tokens
 from .handoffs import (
     AgentIndex,
-    dedupe_handoffs,
     handoffs_from_agents,
-    handoffs_from_requests,
-    is_control_flow,
     link_handoffs,
     promote_transfer_tools,
 )
+from .invocations import finish_agent
 from .layers import merge_layers
 from .numbers import classify_checked
 from .recorded import mark_recorded
 from .regroup import regroup
-from .requests import match_agent_requests, match_requests, order_tools
-from .streaming import streamed_text
 
 __all__ = ["Reconstruction", "reconstruct"]
 
@@ -69,11 +66,9 @@ class Reconstruction:
     agent_tokens: tuple[AgentInvocation, ...] = ()
 
 
-@dataclass(slots=True)
-class _Ctx:
-    agent: AgentInvocation | None = None
-    tool: ToolExecution | None = None
-    model: ModelCall | None = None
+#: what encloses a span in the walk: the agent invocation, tool execution and model call
+Ctx = tuple[AgentInvocation | None, ToolExecution | None, ModelCall | None]
+_NO_CTX: Ctx = (None, None, None)
 
 
 @dataclass(slots=True)
@@ -116,12 +111,14 @@ class Builder:
     def run(self) -> Reconstruction:
         trace = self.trace
         spans = trace.spans
-        ops, self.non_finite = classify_checked(trace)
-        for span, op in zip(spans, ops, strict=True):
-            if op is None:
-                self.unclassified.append(span)
-            else:
-                self.ops[id(span)] = op
+        # one walk classifies every span and finds the spans of each set of attribute keys, of which the
+        # span tree makes its attribute index (see ``SpanTree.adopt_signatures``)
+        signatures: dict[tuple[str, ...], list[int]] = {}
+        ops, self.non_finite = classify_checked(trace, signatures)
+        trace.adopt_signatures(signatures)
+        self.ops = {id(span): op for span, op in zip(spans, ops, strict=True) if op is not None}
+        if len(self.ops) < len(spans):
+            self.unclassified = [span for span, op in zip(spans, ops, strict=True) if op is None]
         # dialects whose spans need the tree to say what they are (e.g. a LangGraph graph run in a node)
         # (a dialect refines only its own operations: skipped when the trace has none of them)
         present = {op.dialect for op in self.ops.values()}
@@ -132,7 +129,7 @@ class Builder:
                     self.ops[id(span)] = op
         # the recorded tree, with the moves of `_regroup` where parent ids hide an agent's work
         roots, children = regroup(trace, self.ops)
-        stack: list[tuple[Span, _Ctx]] = [(root, _Ctx()) for root in reversed(roots)]
+        stack: list[tuple[Span, Ctx]] = [(root, _NO_CTX) for root in reversed(roots)]
         while stack:
             span, ctx = stack.pop()
             ctx = self.visit(span, ctx)
@@ -144,8 +141,9 @@ class Builder:
         index = AgentIndex(self.all_agents)
         promote_transfer_tools(self, index)
         for build in self._builds_in_order():
-            self.finish_agent(build, index)
-        name_positional(self.tools, spans)  # positional arguments named after the tool's definition
+            finish_agent(self, build, index)
+        if any_key(signatures, DEFINITION_KEYS):  # positional arguments named after the tool's definition
+            name_positional(self.tools, spans)
         self.handoffs = [h for b in self.builds.values() for h in b.handoffs]
         self.handoffs.sort(key=_start)
         link_handoffs(self.handoffs, index)
@@ -180,23 +178,22 @@ class Builder:
         # nested invocations first, so a parent's totals can include them
         return sorted(self.builds.values(), key=lambda b: _depth(b.inv), reverse=True)
 
-    def visit(self, span: Span, ctx: _Ctx) -> _Ctx:
+    def visit(self, span: Span, ctx: Ctx) -> Ctx:
         op = self.ops.get(id(span))
-        kind = op.kind if op is not None else None
-        if op is not None and kind == "agent":
-            return self.visit_agent(span, op, ctx)
-        if op is None or kind in ("workflow", "other"):
-            if op is not None and kind == "workflow":
-                self.agent_body(op, ctx)
+        if op is None:
             return ctx
+        kind = op.kind
         if kind == "tool":
             return self.visit_tool(span, op, ctx)
         if kind == "model":
             return self.visit_model(span, op, ctx)
-        if kind == "handoff":
+        if kind == "agent":
+            return self.visit_agent(span, op, ctx)
+        if kind == "workflow":
+            self.agent_body(op, ctx)
+        elif kind == "handoff":
             self.visit_handoff(span, op, ctx)
-            return ctx
-        if kind == "retrieval":
+        elif kind == "retrieval":
             build = self.owner(span, ctx)
             ret = Retrieval(
                 query=op.query, documents=op.documents, agent=build.inv, span=span, dialect=op.dialect
@@ -205,16 +202,16 @@ class Builder:
             self.retrievals.append(ret)
         return ctx
 
-    def agent_body(self, op: Operation, ctx: _Ctx) -> None:
+    def agent_body(self, op: Operation, ctx: Ctx) -> None:
         """A workflow span named like the agent it is directly in is that agent's body (see ``_regroup``):
         its input, output and outcome are the agent's."""
-        agent = ctx.agent
-        if agent is not None and ctx.tool is None and ctx.model is None and op.name == agent.name:
+        agent, tool, model = ctx
+        if agent is not None and tool is None and model is None and op.name == agent.name:
             self.builds[id(agent)].ops.append(op)
 
-    def owner(self, span: Span, ctx: _Ctx) -> AgentBuild:
-        if ctx.agent is not None:
-            return self.builds[id(ctx.agent)]
+    def owner(self, span: Span, ctx: Ctx) -> AgentBuild:
+        if ctx[0] is not None:
+            return self.builds[id(ctx[0])]
         if self.implicit is None:
             root = ([span, *self.trace.ancestors(span)])[-1]
             op = self.ops.get(id(root))
@@ -226,9 +223,9 @@ class Builder:
             self.all_agents.append(inv)
         return self.implicit
 
-    def visit_agent(self, span: Span, op: Operation, ctx: _Ctx) -> _Ctx:
-        parent = ctx.agent
-        if parent is not None and ctx.tool is None and ctx.model is None and parent.name == op.name:
+    def visit_agent(self, span: Span, op: Operation, ctx: Ctx) -> Ctx:
+        parent, tool, model = ctx
+        if parent is not None and tool is None and model is None and parent.name == op.name:
             build = self.builds[id(parent)]
             build.ops.append(op)
             parent.spans = (*parent.spans, span)
@@ -238,26 +235,26 @@ class Builder:
         )
         if parent is not None:
             self.builds[id(parent)].nested.append(inv)
-            if ctx.tool is not None and ctx.tool.agent is parent:
-                inv.via_tool = ctx.tool
+            if tool is not None and tool.agent is parent:
+                inv.via_tool = tool
         else:
             self.top.append(inv)
         build = AgentBuild(inv, ops=[op])
         self.builds[id(inv)] = build
         self.all_agents.append(inv)
-        return _Ctx(agent=inv)
+        return (inv, None, None)
 
-    def visit_tool(self, span: Span, op: Operation, ctx: _Ctx) -> _Ctx:
-        current = ctx.tool
-        if current is not None and ctx.model is None and current.name == op.name:
+    def visit_tool(self, span: Span, op: Operation, ctx: Ctx) -> Ctx:
+        agent, current, model = ctx
+        if current is not None and model is None and current.name == op.name:
             self.tool_ops[id(current)].append(op)
             return ctx
-        build = self.owner(span, ctx)
+        build = self.builds[id(agent)] if agent is not None else self.owner(span, ctx)
         tool = ToolExecution(
             name=op.name or span.name,
             arguments={},
             raw_arguments=op.arguments,
-            result=op.result,
+            result=peek(op, "result"),
             call_id=op.call_id,
             failed=op.failed,
             error=op.error,
@@ -268,9 +265,9 @@ class Builder:
         self.tool_ops[id(tool)] = [op]
         build.tools.append(tool)
         self.tools.append(tool)
-        return _Ctx(agent=ctx.agent, tool=tool)
+        return (agent, tool, None)
 
-    def visit_handoff(self, span: Span, op: Operation, ctx: _Ctx) -> None:
+    def visit_handoff(self, span: Span, op: Operation, ctx: Ctx) -> None:
         build = self.owner(span, ctx)
         origin = None if build.inv.implicit else build.inv
         handoff = Handoff(
@@ -285,87 +282,41 @@ class Builder:
         self.handoff_tools[id(handoff)] = op.name
         build.handoffs.append(handoff)
 
-    def visit_model(self, span: Span, op: Operation, ctx: _Ctx) -> _Ctx:
-        current = ctx.model
+    def visit_model(self, span: Span, op: Operation, ctx: Ctx) -> Ctx:
+        agent, tool, current = ctx
         if current is not None:
             build = self.builds[id(current.agent)] if current.agent is not None else None
             if build is not None:
                 build.model_ops[id(current)].append(op)
             current.spans = (*current.spans, span)
             return ctx
-        build = self.owner(span, ctx)
+        build = self.builds[id(agent)] if agent is not None else self.owner(span, ctx)
+        # the fields of a call one span records, set here (`finish_model` redoes them for several spans)
+        inp, out, total = op.input_tokens, op.output_tokens, op.total_tokens
+        if total is None and (inp is not None or out is not None):
+            total = (inp or 0) + (out or 0)
+        failed = bool(op.failed)
         call = ModelCall(
             operation=op.operation,
             model=op.model,
+            provider=op.provider,
+            input_tokens=inp,
+            output_tokens=out,
+            total_tokens=total,
+            finish_reasons=op.finish_reasons,
+            streamed=op.streamed,
+            failed=failed,
+            error=op.error if failed else None,
             agent=build.inv,
             span=span,
             dialect=op.dialect,
+            output=peek(op, "output"),
             spans=(span,),
         )
         build.model_ops[id(call)] = [op]
         build.models.append(call)
         self.models.append(call)
-        return _Ctx(agent=ctx.agent, tool=ctx.tool, model=call)
-
-    # -- finishing records ---------------------------------------------------------------------------
-
-    def finish_agent(self, build: AgentBuild, index: AgentIndex) -> None:
-        inv = build.inv
-        for call in build.models:
-            finish_model(call, build.model_ops[id(call)])
-        build.tools.sort(key=_start)
-        build.models.sort(key=_start)
-        for tool in build.tools:
-            finish_tool(tool, self.tool_ops[id(tool)])
-        dedupe_handoffs(build)
-        requests = match_requests(build, self.handoff_tools)
-        if requests:
-            self.requests.extend(requests)
-            handoffs_from_requests(build, requests, index)
-            match_agent_requests(requests, build.nested)
-        build.handoffs.sort(key=_start)
-        inv.handoffs = tuple(build.handoffs)
-        order_tools(build.tools)
-        build.retrievals.sort(key=_start)
-        build.nested.sort(key=_start)
-        inv.tool_executions = tuple(build.tools)
-        inv.model_calls = tuple(build.models)
-        inv.retrievals = tuple(build.retrievals)
-        inv.nested = tuple(build.nested)
-        ops = build.ops
-        inv.input = first(op.input for op in ops)
-        inv.output = first(op.output for op in ops)
-        inv.conversation_id = first(op.conversation_id for op in ops)
-        # LangGraph's ParentCommand (a handoff to another graph's node) routes control: not a failure
-        failing = [op for op in ops if op.failed and not is_control_flow(op.error)]
-        error = first(op.error for op in failing)
-        if any(op.cancelled for op in ops):
-            inv.status = "cancelled"
-        elif failing:
-            # a run stopped by cancellation (asyncio.CancelledError recorded as its error) was cancelled
-            inv.status = "cancelled" if is_cancellation(error) else "failed"
-            inv.error = error
-        elif inv.implicit:
-            inv.status = "failed" if any(t.failed for t in build.models) else "unknown"
-            if not any(s.end_ns is None for s in inv.spans) and inv.status == "unknown":
-                inv.status = "succeeded"
-        elif any(s.end_ns is None for s in inv.spans):
-            inv.status = "unknown"
-        else:
-            inv.status = "succeeded"
-        reasons = [r for call in build.models for r in call.finish_reasons]
-        inv.finish_reason = reasons[-1] if reasons else None
-        if inv.output is None and build.models:
-            inv.streamed_output = streamed_text(build.models[-1].spans)
-        recorded, inp, out, tokens = call_tokens(inv, self.tokens_done)
-        if recorded:
-            inv.input_tokens, inv.output_tokens, inv.total_tokens = inp, out, tokens
-        else:
-            inv.input_tokens = first(op.input_tokens for op in ops)
-            inv.output_tokens = first(op.output_tokens for op in ops)
-            inv.total_tokens = first(op.total_tokens for op in ops)
-            if inv.total_tokens is not None:
-                self.span_tokens.add(id(inv))
+        return (agent, tool, call)
 
 
 def _group_by_name(tools: list[ToolExecution]) -> dict[str, list[ToolExecution]]:

@@ -34,6 +34,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .._dialects._tool_results import ToolCallResult, tool_results
+from .._model.lazy import later
 from .._model.records import AgentInvocation, ErrorInfo, ModelCall, ToolExecution, ToolRequest
 from .requests import is_handoff_name, order_tools
 
@@ -186,7 +187,7 @@ class _Matcher:
         agent = call.agent if call is not None else None
         tool = ToolExecution(
             name=req.name,
-            arguments=dict(req.arguments),
+            arguments=later(_copied_arguments, req),  # read when first used
             raw_arguments=req.raw_arguments,
             result=result.result,
             call_id=req.call_id or result.call_id,
@@ -201,6 +202,10 @@ class _Matcher:
         req.execution = tool
         self.answered_at[id(tool)] = answering.start_ns
         self.added.append(tool)
+
+
+def _copied_arguments(req: ToolRequest) -> dict[str, Any]:
+    return dict(req.arguments)
 
 
 def _error(result: ToolCallResult) -> ErrorInfo | None:

@@ -16,14 +16,21 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from .._model.offered import offered_tools
+from .._model.lazy import later, peek, resolve
+from .._model.offered import DEFINITION_KEYS, offered_tools
 from .._model.records import ToolExecution
 from .._model.span import Span
 from .arguments import SCALAR_KEY, parse_arguments
 
-__all__ = ["name_positional", "offered_tool_names", "tool_parameters"]
+__all__ = ["DEFINITION_KEYS", "any_key", "name_positional", "offered_tool_names", "tool_parameters"]
 
 _PROBE = "\x00positional"
+
+
+def any_key(signatures: Iterable[tuple[str, ...]], prefixes: tuple[str, ...]) -> bool:
+    """Whether a span of these attribute key sets has a key starting with one of ``prefixes`` (one test
+    per key set, not per span)."""
+    return any(key.startswith(prefixes) for keys in signatures for key in keys)
 
 
 def tool_parameters(spans: Iterable[Span]) -> dict[str, tuple[str, ...]]:
@@ -53,21 +60,39 @@ def _named(value: Any, params: tuple[str, ...]) -> dict[str, Any] | None:
     return None
 
 
+class _Definitions:
+    """`tool_parameters` of a trace's spans, read once, when a positional argument first needs them."""
+
+    __slots__ = ("_params", "spans")
+
+    def __init__(self, spans: Sequence[Span]) -> None:
+        self.spans = spans
+        self._params: dict[str, tuple[str, ...]] | None = None
+
+    def params(self) -> dict[str, tuple[str, ...]]:
+        if self._params is None:
+            self._params = tool_parameters(self.spans)
+        return self._params
+
+
+def _positional(recorded: tuple[Any, Any, str], definitions: _Definitions) -> Any:
+    arguments, raw, name = recorded
+    arguments = resolve(arguments)
+    if not (len(arguments) == 1 and SCALAR_KEY in arguments):
+        return arguments
+    if _PROBE not in parse_arguments(raw, (_PROBE,)):
+        return arguments
+    params = definitions.params()
+    named = _named(arguments[SCALAR_KEY], params.get(name, ())) if params else None
+    return arguments if named is None else named
+
+
 def name_positional(tools: Sequence[ToolExecution], spans: Sequence[Span]) -> None:
-    """Name (in place) the positional arguments of ``tools`` after their definitions in ``spans``."""
-    pending = [
-        tool
-        for tool in tools
-        if len(tool.arguments) == 1
-        and SCALAR_KEY in tool.arguments
-        and _PROBE in parse_arguments(tool.raw_arguments, (_PROBE,))
-    ]
-    if not pending:
-        return
-    params = tool_parameters(spans)
-    if not params:
-        return
-    for tool in pending:
-        named = _named(tool.arguments[SCALAR_KEY], params.get(tool.name, ()))
-        if named is not None:
-            tool.arguments = named
+    """Name (in place) the positional arguments of ``tools`` after their definitions in ``spans``, when
+    the arguments are first read (see ``_model.lazy``): a tool recorded with a mapping is left as it is."""
+    definitions = _Definitions(spans)
+    for tool in tools:
+        raw = tool.raw_arguments
+        if raw is None or isinstance(raw, Mapping):
+            continue  # no argument, or named ones: nothing positional
+        tool.arguments = later(_positional, (peek(tool, "arguments"), raw, tool.name), definitions)

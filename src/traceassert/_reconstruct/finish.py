@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .._dialects import Operation
+from .._model.lazy import first_of, peek
 from .._model.records import AgentInvocation, ErrorInfo, ModelCall, ToolExecution
 
 __all__ = ["agent_tokens", "call_tokens", "finish_model", "finish_tool", "first", "is_cancellation", "total"]
@@ -27,8 +28,7 @@ def finish_tool(tool: ToolExecution, ops: list[Operation]) -> None:
     for op in ops[1:]:
         if tool.raw_arguments is None:
             tool.raw_arguments = op.arguments
-        if tool.result is None:
-            tool.result = op.result
+        tool.result = first_of((peek(tool, "result"), peek(op, "result")))
         if tool.call_id is None:
             tool.call_id = op.call_id
     failed = [op.failed for op in ops]
@@ -53,7 +53,7 @@ def finish_model(call: ModelCall, ops: list[Operation]) -> None:
         call.provider = op.provider
         call.finish_reasons = op.finish_reasons
         call.streamed = op.streamed
-        call.output = op.output
+        call.output = peek(op, "output")  # content: read when first used
         call.failed = bool(op.failed)
         call.error = op.error if op.failed else None
         return
@@ -70,7 +70,7 @@ def finish_model(call: ModelCall, ops: list[Operation]) -> None:
     call.provider = first(op.provider for op in reversed(ops))
     call.finish_reasons = first(op.finish_reasons or None for op in reversed(ops)) or ()
     call.streamed = first(op.streamed for op in ops)
-    call.output = first(op.output for op in reversed(ops))
+    call.output = first_of(peek(op, "output") for op in reversed(ops))
     call.failed = any(op.failed for op in ops)
     call.error = first(op.error for op in ops) if call.failed else None
 

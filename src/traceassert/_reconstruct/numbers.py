@@ -20,14 +20,17 @@ from .._model.tree import SpanTree
 __all__ = ["classify_checked"]
 
 
-def classify_checked(trace: SpanTree) -> tuple[list[Operation | None], frozenset[int]]:
-    """The operation of each span of ``trace`` (as ``classify_spans``), and the ids of the spans that
-    record a count that is not a finite number; those are listed in ``trace.warnings``."""
+def classify_checked(
+    trace: SpanTree, signatures: dict[tuple[str, ...], list[int]] | None = None
+) -> tuple[list[Operation | None], frozenset[int]]:
+    """The operation of each span of ``trace`` (as ``classify_spans``, which fills ``signatures``), and
+    the ids of the spans that record a count that is not a finite number; those are listed in
+    ``trace.warnings``."""
     spans = trace.spans
     notes: list[Any] = []
     token = NON_FINITE.set(notes)
     try:
-        ops = classify_spans(spans)
+        ops = classify_spans(spans, signatures)
     finally:
         NON_FINITE.reset(token)
     if not notes:

@@ -15,6 +15,7 @@ and by (name, arguments), each index a queue in request order that is consumed f
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from collections import deque
@@ -23,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._dialects import Operation, ToolCallRequest
 from .._dialects._handoffs import NAMED_TARGET_TOOLS, TRANSFER_PREFIX, normalize_agent_name
+from .._model.lazy import later
 from .._model.records import AgentInvocation, Handoff, ToolExecution, ToolRequest
 from .arguments import SCALAR_KEY, parse_arguments
 
@@ -82,19 +84,37 @@ class _Index:
         self._by_args: dict[tuple[str, Hashable], deque[int]] | None = None
         #: arguments -> requests of any name (for spans named otherwise); built when first needed
         self._by_args_only: dict[Hashable, deque[int]] | None = None
-        #: tool name -> the parameter names of its one-argument requests (for bare scalar arguments)
-        self.single: dict[str, set[str]] = {}
+        #: tool name -> the parameter names of its one-argument requests (for bare scalar arguments);
+        #: built when first needed (it reads every request's arguments)
+        self._single: dict[str, set[str]] | None = None
         self.handoff_like: deque[int] = deque()
         #: (id(execution), parameter names) -> its arguments parsed with them
         self._parsed: dict[tuple[int, tuple[str, ...]], dict[str, Any]] = {}
+        by_id, by_name = self.by_id, self.by_name
         for i, req in enumerate(requests):
-            if req.call_id:
-                self.by_id.setdefault(req.call_id, deque()).append(i)
-            self.by_name.setdefault(req.name, deque()).append(i)
-            if len(req.arguments) == 1:
-                self.single.setdefault(req.name, set()).update(req.arguments)
-            if is_handoff_name(req.name):
+            call_id, name = req.call_id, req.name
+            if call_id:
+                queue = by_id.get(call_id)
+                if queue is None:
+                    by_id[call_id] = deque((i,))
+                else:
+                    queue.append(i)
+            queue = by_name.get(name)
+            if queue is None:
+                by_name[name] = deque((i,))
+            else:
+                queue.append(i)
+            if name.startswith(TRANSFER_PREFIX) or name in NAMED_TARGET_TOOLS:  # is_handoff_name
                 self.handoff_like.append(i)
+
+    @property
+    def single(self) -> dict[str, set[str]]:
+        if self._single is None:
+            self._single = {}
+            for req in self.requests:
+                if len(req.arguments) == 1:
+                    self._single.setdefault(req.name, set()).update(req.arguments)
+        return self._single
 
     def by_args(self) -> dict[tuple[str, Hashable], deque[int]]:
         if self._by_args is None:
@@ -115,6 +135,10 @@ class _Index:
             found = self._parsed[key] = parse_arguments(tool.raw_arguments, params)
         return found
 
+    def parsed_before(self, tool: ToolExecution) -> bool:
+        """Whether matching already parsed ``tool``'s arguments (a match by arguments)."""
+        return (id(tool), ()) in self._parsed
+
     def _take(self, queue: deque[int] | None, start_ns: int | None) -> int | None:
         if queue is None:
             return None
@@ -134,7 +158,12 @@ class _Index:
         return self._take(self.by_name.get(name), start_ns)
 
     def for_execution(self, tool: ToolExecution) -> int | None:
-        """By name and arguments (parallel calls of one tool), else the first of the name by order."""
+        """By name and arguments (parallel calls of one tool), else the first of the name by order.
+        When one request of the name can be taken at all (made before the execution started, unused),
+        it is the answer whatever the arguments say: taken without parsing them."""
+        i = self._only_one(tool.name, tool.start_ns)
+        if i is not None:
+            return i
         by_args = self.by_args()
         names = () if not _bare(self.parsed(tool, ())) else sorted(self.single.get(tool.name, ()))
         for params in ((), *((p,) for p in names)):
@@ -144,6 +173,26 @@ class _Index:
                 return i
         i = self.by_name_and_order(tool.name, tool.start_ns)
         return self._renamed(tool) if i is None else i
+
+    def _only_one(self, name: str, start_ns: int) -> int | None:
+        """The request of ``name`` `_take` would give by name, when no other one could be taken for an
+        execution that started at ``start_ns`` (so that matching by arguments could choose no other)."""
+        queue = self.by_name.get(name)
+        if not queue:
+            return None
+        used, starts = self.used, self.starts
+        while queue and used[queue[0]]:
+            queue.popleft()
+        if not queue or starts[queue[0]] > start_ns:
+            return None
+        for j in itertools.islice(queue, 1, None):
+            if not used[j]:
+                if starts[j] <= start_ns:
+                    return None  # two to choose from: the arguments decide
+                break
+        i = queue.popleft()
+        used[i] = True
+        return i
 
     def _renamed(self, tool: ToolExecution) -> int | None:
         """A span named otherwise than the request it answers (``get_weather.__call__``,
@@ -212,7 +261,7 @@ def build_requests(build: AgentBuild) -> list[tuple[tuple[int, int], ToolRequest
         for r_index, req in enumerate(_requests(build.model_ops[id(call)])):
             request = ToolRequest(
                 name=req.name,
-                arguments=parse_arguments(req.arguments),
+                arguments=later(parse_arguments, req.arguments),  # read when first used
                 call_id=req.call_id,
                 raw_arguments=req.arguments,
                 model_call=call,
@@ -230,7 +279,7 @@ def match_requests(build: AgentBuild, handoff_tools: dict[int, str | None]) -> l
     entries = build_requests(build)
     if not entries:
         for tool in build.tools:
-            tool.arguments = parse_arguments(tool.raw_arguments)
+            tool.arguments = later(parse_arguments, tool.raw_arguments)  # read when first used
         return []
     requests = [req for _, req in entries]
     orders = [order for order, _ in entries]
@@ -245,7 +294,7 @@ def match_requests(build: AgentBuild, handoff_tools: dict[int, str | None]) -> l
     for tool in pending:
         i = index.for_execution(tool)
         if i is None:
-            tool.arguments = index.parsed(tool, ())
+            tool.arguments = dict(index.parsed(tool, ()))
         else:
             _apply(tool, requests[i], orders[i], index)
     for handoff in build.handoffs:
@@ -262,16 +311,32 @@ def _apply(tool: ToolExecution, req: ToolRequest, order: tuple[int, int], index:
     req.execution = tool
     if tool.call_id is None:
         tool.call_id = req.call_id
-    requested = req.arguments
-    params = tuple(requested) if len(requested) == 1 else ()
     if tool.raw_arguments is None or tool.raw_arguments == "":
         tool.raw_arguments = req.raw_arguments
-        tool.arguments = dict(requested)
-    elif params and isinstance(tool.raw_arguments, str) and requested[params[0]] == tool.raw_arguments:
+        tool.arguments = later(_copy, req)
+    elif index.parsed_before(tool):
+        tool.arguments = _matched_arguments(tool.raw_arguments, req, index.parsed(tool, ()))
+    else:  # read when first used
+        tool.arguments = later(_matched_arguments, tool.raw_arguments, req)
+
+
+def _copy(req: ToolRequest) -> dict[str, Any]:
+    return dict(req.arguments)
+
+
+def _matched_arguments(raw: Any, req: ToolRequest, plain: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The arguments of an execution recorded as ``raw`` that carried out ``req`` (``plain``: ``raw``
+    parsed without parameter names, when it was already)."""
+    requested = req.arguments
+    params = tuple(requested) if len(requested) == 1 else ()
+    if params and isinstance(raw, str) and requested[params[0]] == raw:
         # one string argument recorded bare (OpenInference unwraps it): keep it a string, even "75001"
-        tool.arguments = dict(requested)
-    else:
-        tool.arguments = dict(index.parsed(tool, params))
+        return dict(requested)
+    if plain is None:
+        plain = parse_arguments(raw)
+    if params and _bare(plain):  # a bare scalar: named after the request's one parameter
+        return parse_arguments(raw, params)
+    return dict(plain)
 
 
 def _link_handoff(handoff: Handoff, req: ToolRequest) -> None:

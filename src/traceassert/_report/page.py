@@ -8,6 +8,7 @@ from importlib import resources
 from typing import Any
 
 from .._common.files import check_output, write_atomic
+from .._common.gcpause import gc_paused
 from .._common.text import safe_json, safe_line
 from .._evaluation.results import jsonable
 
@@ -46,6 +47,8 @@ def page_html(data: dict[str, Any]) -> str:
     """The whole page for ``data`` (`sections.session_page` or `sections.file_page`)."""
     # one line, controls and lone surrogates escaped (the page must encode), then HTML-escaped
     title = html.escape(safe_line(data.get("title") or "traceassert report"))
+    with gc_paused():  # many small objects while the traces are built: see ``gcpause``
+        data_json = script_json(data)
     return (
         "<!DOCTYPE html>\n"
         '<html lang="en"><head><meta charset="utf-8">\n'
@@ -58,7 +61,7 @@ def page_html(data: dict[str, Any]) -> str:
         "</head><body>\n"
         f'<header><h1>{title}</h1><div id="summary" role="region" aria-label="summary"></div></header>\n'
         '<main id="sections"><noscript>This report needs JavaScript.</noscript></main>\n'
-        f'<script type="application/json" id="traceassert-data">{script_json(data)}</script>\n'
+        f'<script type="application/json" id="traceassert-data">{data_json}</script>\n'
         f"<script>\n{script()}</script>\n"
         "</body></html>\n"
     )

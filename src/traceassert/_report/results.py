@@ -56,16 +56,11 @@ def run_results(
     Token totals and the view are informative: when they cannot be made the test does not fail over
     it (tokens are None; the view says it could not be drawn).
     """
-    from .._evaluation import results as _results
+    from .._evaluation.results import run_data
 
-    scores = [s.to_dict() for s in _results.end_test()]
-    tokens = None
-    if trace is not None and (tokens_wanted or scores):
-        try:
-            tokens = _results.token_totals(trace)
-        except Exception:
-            tokens = None
-    data: dict[str, Any] = {"scores": scores, "tokens": tokens, "trace_path": trace_path}
+    data = run_data(
+        (lambda: trace) if trace is not None else None, tokens_wanted=tokens_wanted, trace_path=trace_path
+    )
     if html:
         view = None
         if trace is not None:

@@ -16,6 +16,7 @@ import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from .._common.gcpause import gc_paused
 from .._evaluation.results import add_tokens, jsonable
 from .view import trace_view
 
@@ -151,6 +152,13 @@ def file_page(
     limit: int = 120,
 ) -> dict[str, Any]:
     """The page of ``traceassert show --html``: one section per ``(title, trace)``, in the given order."""
+    with gc_paused():  # many small objects while the traces are built: see ``gcpause``
+        return _file_page(traces, redact, title, limit)
+
+
+def _file_page(
+    traces: Sequence[tuple[str, Trace]], redact: bool | Iterable[str], title: str, limit: int
+) -> dict[str, Any]:
     sections = []
     spans = 0
     tokens = 0

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
+from .._common.gcpause import gc_paused
 from .spans import FIELDS, span_rows
 from .totals import agent_totals, tool_totals
 from .tree import tree_nodes
@@ -24,7 +25,11 @@ def trace_view(trace: Trace, *, redact: bool | Iterable[str] = True, limit: int 
     expressions redacts the keys they match as well); values are cut to ``limit`` characters, with the
     full value kept for "show full".
     """
-    values = Values(redact, limit)
+    with gc_paused():  # many small objects once the records are built: see ``gcpause``
+        return _view(trace, Values(redact, limit))
+
+
+def _view(trace: Trace, values: Values) -> dict[str, Any]:
     rows, index, axis_ms = span_rows(trace, values)
     tools = trace.tool_executions
     used, counted = trace.token_total()

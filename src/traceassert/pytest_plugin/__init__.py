@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from .coverage import CoveragePlugin, add_coverage_options
-from .keys import CAPTURE_KEY, DUMPED_KEY, redaction
+from .keys import CAPTURE_KEY, DUMPED_KEY, OUTPUT_OPTIONS, redaction
 from .receiver import add_receiver_option, receiver_for
 from .results import add_results_options, configure_results
 from .terminal import FailureStyle
@@ -71,10 +71,11 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "traceassert: the test's spans are captured (automatic for the trace_* fixtures)"
     )
-    from .._golden.record import output_problem
+    if any(config.getoption(option, None) for option in OUTPUT_OPTIONS):
+        from .._golden.record import output_problem  # imported only when an output is asked for
 
-    if problem := output_problem(config):  # a bad output is refused before the run starts
-        raise pytest.UsageError(problem)
+        if problem := output_problem(config):  # a bad output is refused before the run starts
+            raise pytest.UsageError(problem)
     configure_results(config)
     config.pluginmanager.register(FailureStyle(config), "traceassert-terminal")
     config.pluginmanager.register(CoveragePlugin(config), "traceassert-coverage")

@@ -14,6 +14,7 @@ import os
 import time
 import uuid
 import warnings
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -46,16 +47,19 @@ def history_path(config: pytest.Config) -> str | None:
     return os.path.join(config.invocation_params.dir, path) if path else None
 
 
-def add_run_facts(item: pytest.Item, data: dict[str, Any], trace: Trace | None) -> dict[str, Any]:
+def add_run_facts(
+    item: pytest.Item, data: dict[str, Any], trace: Callable[[], Trace] | None
+) -> dict[str, Any]:
     """A run's results dict with what the history and the gates need: the call's duration, the models
-    called (when the tokens were counted: the calls are rebuilt then anyway) and the gates' results."""
+    called (when the tokens were counted: the trace, made by ``trace``, is built then anyway) and the
+    gates' results."""
     if CALL_KEY in item.stash:
         data["call_s"] = item.stash[CALL_KEY]
     if GATES_KEY in item.stash:
         data["gates"] = item.stash[GATES_KEY]
     if trace is not None and data.get("tokens") is not None:
         try:
-            data["models"] = sorted({c.model for c in trace.model_calls if c.model})
+            data["models"] = sorted({c.model for c in trace().model_calls if c.model})
         except Exception:  # informative only: a trace that cannot say does not fail the test
             data["models"] = []
     return data

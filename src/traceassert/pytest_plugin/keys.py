@@ -20,6 +20,15 @@ DUMPED_KEY: pytest.StashKey[str] = pytest.StashKey()
 CALL_KEY: pytest.StashKey[float] = pytest.StashKey()
 GATES_KEY: pytest.StashKey[list[dict[str, Any]]] = pytest.StashKey()
 
+#: the options that name an output (``_golden.record``'s ``OUTPUT_FILES`` and ``OUTPUT_FOLDERS``, checked
+#: before the run only when one is given: the check's imports are not paid by a session without them)
+OUTPUT_OPTIONS = (
+    "--traceassert-report",
+    "--traceassert-html",
+    "--traceassert-dump-dir",
+    "--traceassert-record",
+)
+
 
 def redaction(config: pytest.Config) -> bool | list[str]:
     """What to redact in what the plugin writes: True (the built-in rules), extra patterns, or False."""

@@ -114,21 +114,30 @@ class _ResultsPlugin:
         return report
 
     def _finish_run(self, item: pytest.Item) -> dict[str, Any]:
-        from .._report.results import run_results
         from .history import add_run_facts
 
         cap = item.stash.get(CAPTURE_KEY, None)
-        trace = cap.trace() if cap is not None else None
-        wanted = self.report_path or self.html_path or self.history or item.get_closest_marker(_REPEAT_MARK)
-        data = run_results(
-            trace,
-            tokens_wanted=bool(wanted),
-            trace_path=item.stash.get(DUMPED_KEY, None),
-            html=self.html_path is not None,
-            redact=self.redact,
-            message=self.messages.pop(item.nodeid, ""),
-            about=self.about.pop(item.nodeid, None),
+        trace = cap.trace if cap is not None else None
+        wanted = bool(
+            self.report_path or self.html_path or self.history or item.get_closest_marker(_REPEAT_MARK)
         )
+        dumped = item.stash.get(DUMPED_KEY, None)
+        if self.html_path is None:  # without the HTML report, the report package is not imported
+            from .._evaluation.results import run_data
+
+            data = run_data(trace, tokens_wanted=wanted, trace_path=dumped)
+        else:
+            from .._report.results import run_results
+
+            data = run_results(
+                trace() if trace is not None else None,
+                tokens_wanted=wanted,
+                trace_path=dumped,
+                html=True,
+                redact=self.redact,
+                message=self.messages.pop(item.nodeid, ""),
+                about=self.about.pop(item.nodeid, None),
+            )
         return add_run_facts(item, data, trace)
 
     # -- on the controller (or the only process) --------------------------------------------------------

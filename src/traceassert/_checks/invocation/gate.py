@@ -15,18 +15,22 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..._model.records import AgentInvocation, ModelCall, Retrieval, ToolExecution
 from ..describe import first_of
 from ..examined import note_candidates, note_excluded
 from ..fail import fail
 from ..selection import Selection
-from .records import execution_key, has_ancestor_in, is_chat, merge_records, tool_lines, who
+from .records import WHO_LISTED, execution_key, has_ancestor_in, is_chat, merge_records, tool_lines, who
+
+if TYPE_CHECKING:
+    from ..._trace import Trace
 
 __all__ = [
     "Closed",
     "acknowledge",
+    "all_execution_keys",
     "fail_on",
     "gate",
     "invocation_check",
@@ -41,6 +45,7 @@ __all__ = [
     "targets_of",
     "tools_of",
     "walk",
+    "whole_trace",
 ]
 
 C = TypeVar("C", bound=Callable[..., Selection])
@@ -110,6 +115,13 @@ def scope_text(sel: Selection, targets: Sequence[AgentInvocation]) -> str:
             text += f", nested: {', '.join(repr(n) for n in nested[:10])}{more}"
         parts.append(text)
     choice = {None: "", "nested": " (including nested)", "top": " (top level only)"}[sel.nested]
+    if len(parts) > WHO_LISTED:  # many invocations: each description once, with its count
+        counts: dict[str, int] = {}
+        for part in parts:
+            counts[part] = counts.get(part, 0) + 1
+        parts = [part if n == 1 else f"{n} x {part}" for part, n in counts.items()]
+        if len(parts) > WHO_LISTED:
+            parts = [*parts[:WHO_LISTED], f"... {len(parts) - WHO_LISTED} more"]
     return f"invocation(s) checked{choice}: " + "; ".join(parts)
 
 
@@ -246,7 +258,26 @@ def own_chat_calls(sel: Selection, targets: Sequence[AgentInvocation]) -> list[M
 
 
 def mark(sel: Selection, tools: Iterable[ToolExecution]) -> None:
-    sel.trace.ledger.marked.update(execution_key(t) for t in tools)
+    trace = sel.trace
+    trace.ledger.unmarked(all_execution_keys(trace))  # from now on the ledger counts this trace's marks
+    trace.ledger.mark(execution_key(t) for t in tools)
+
+
+def all_execution_keys(trace: Trace) -> frozenset[tuple[str, ...]]:
+    """The keys of every tool execution of ``trace`` (made once per trace)."""
+    keys: frozenset[tuple[str, ...]] | None = trace.memo.get("execution_keys")
+    if keys is None:
+        keys = trace.memo["execution_keys"] = frozenset(execution_key(t) for t in trace.tool_executions)
+    return keys
+
+
+def whole_trace(sel: Selection, targets: Sequence[AgentInvocation]) -> bool:
+    """Whether the scope of ``targets`` (as `tools_of` walks it) is every record of the trace: the
+    top-level invocations themselves, with their nested ones (or none nested)."""
+    agents = sel.trace.agents
+    if len(targets) != len(agents) or any(a is not b for a, b in zip(targets, agents, strict=True)):
+        return False
+    return sel.nested == "nested" or not any(t.nested for t in targets)
 
 
 def is_marked(sel: Selection, tool: ToolExecution) -> bool:

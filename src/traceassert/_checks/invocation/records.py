@@ -13,6 +13,7 @@ from ..._render import describe_tool
 
 __all__ = [
     "CHAT_OPERATIONS",
+    "WHO_LISTED",
     "execution_key",
     "has_ancestor_in",
     "is_chat",
@@ -51,13 +52,30 @@ def tool_lines(
     return "\n".join(lines)
 
 
+#: invocations named one by one; more are counted by name ("500 invocations of 'orchestrator'")
+WHO_LISTED = 5
+#: names a count of many invocations shows before "and N more names"
+WHO_NAMES = 5
+
+
 def who(targets: Sequence[AgentInvocation]) -> str:
-    """``agent 'x'`` / ``agents 'x', 'y'`` / ``the work outside any agent``."""
+    """``agent 'x'`` / ``2 invocations: 'x', 'y'`` / ``the work outside any agent``; from more than
+    `WHO_LISTED` invocations, a count per name (``500 invocations of 'orchestrator'``, ``600
+    invocations: 500 of 'a', 100 of 'b'``), so that the first line of a failure stays one line."""
     if len(targets) == 1:
         inv = targets[0]
         return "the work outside any agent" if inv.implicit else f"agent {inv.name!r}"
-    names = ", ".join("(outside any agent)" if t.implicit else repr(t.name) for t in targets)
-    return f"{len(targets)} invocations: {names}"
+    labels = ["(outside any agent)" if t.implicit else repr(t.name) for t in targets]
+    if len(targets) <= WHO_LISTED:
+        return f"{len(targets)} invocations: {', '.join(labels)}"
+    counts: dict[str, int] = {}
+    for label in labels:
+        counts[label] = counts.get(label, 0) + 1
+    if len(counts) == 1:
+        return f"{len(targets)} invocations of {labels[0]}"
+    shown = [f"{n} of {label}" for label, n in list(counts.items())[:WHO_NAMES]]
+    more = len(counts) - WHO_NAMES
+    return f"{len(targets)} invocations: {', '.join(shown)}" + (f" and {more} more names" if more > 0 else "")
 
 
 def merge_records(lists: Iterable[Sequence[R]]) -> list[R]:

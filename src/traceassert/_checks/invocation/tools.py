@@ -14,11 +14,12 @@ from collections.abc import Sequence
 from ..._model.records import AgentInvocation, ToolExecution
 from ..._render import describe_tool
 from ..count import AT_LEAST_ONE, Count
-from ..describe import first_of, one_name, python_call
+from ..describe import one_name, python_call
 from ..fail import fail
 from ..names import NameLike, NamePattern, Names
 from ..selection import Selection
 from ..unknown import ABOVE_BOUND, bound_unknowns, cannot_tell, unknowns_of
+from .absence import has_no_failed_tool_executions, has_no_more_tool_executions, has_no_tool_executions
 from .args import (
     ArgumentsCheck,
     argument_mismatches,
@@ -27,8 +28,16 @@ from .args import (
     none_successful,
     run_requirements,
 )
-from .gate import fail_on, gate, invocation_check, listing, mark, model_calls_of, scope_text, tools_of
-from .records import execution_key, tool_lines, who
+from .gate import (
+    fail_on,
+    gate,
+    invocation_check,
+    mark,
+    model_calls_of,
+    scope_text,
+    tools_of,
+)
+from .records import tool_lines, who
 
 __all__ = [
     "has_no_failed_tool_executions",
@@ -61,29 +70,6 @@ def _inv_unexecuted(sel: Selection, name: NamePattern, targets: Sequence[AgentIn
     asked = [r for c in calls for r in c.requested_tools if name.matches(r.name) and not r.executed]
     unknown = sum(1 for r in asked if r.outcome_unknown)
     return len(asked) - unknown, unknown
-
-
-def _cannot_tell(
-    sel: Selection,
-    check: str,
-    targets: Sequence[AgentInvocation],
-    found: str,
-    could: str,
-    message: str | None,
-) -> None:
-    """Fail with "cannot tell" when a model call in scope asked for a tool whose outcome the trace
-    does not record (``found``: what the check found; ``could``: see ``cannot_tell``)."""
-    __tracebackhide__ = True
-    unknown = unknowns_of(sel, model_calls_of(sel, targets))
-    if not unknown:
-        return
-    fail_on(
-        sel,
-        check,
-        targets,
-        f"{found}, but {cannot_tell(sel, unknown, could)}",
-        message=message,
-    )
 
 
 @invocation_check
@@ -283,106 +269,4 @@ def has_tool_execution_failed(
         message=message,
         more="\n" + tool_context(sel, name, tools),
     )
-    return sel
-
-
-@invocation_check
-def has_no_failed_tool_executions(
-    sel: Selection, *, message: str | None = None, as_called: str = "has_no_failed_tool_executions"
-) -> Selection:
-    """No tool execution failed. Fails when the producer did not record whether executions failed."""
-    __tracebackhide__ = True
-    check = f"{as_called}()"
-    targets = gate(sel, check, message, scoped=True)
-    tools = tools_of(sel, targets)
-    failed = [t for t in tools if t.failed is True]
-    # an execution the producer did not say the outcome of (a tool message from the conversation, say):
-    # cannot tell, unless unknown outcomes are accepted on purpose
-    unknown = [] if sel.unknown_outcomes == "accept" else [t for t in tools if t.failed is None]
-    if failed or unknown:
-        parts = []
-        if failed:
-            described = first_of(describe_tool(t, 60) for t in failed[:10])
-            more = f", ... ({len(failed) - 10} more)" if len(failed) > 10 else ""
-            parts.append(f"{len(failed)} failed: {described}{more}")
-        if unknown:
-            parts.append(
-                f"the producer did not record whether {len(unknown)} execution(s) failed: "
-                + first_of(repr(t.name) for t in unknown)
-                + " (accepting_unknown_outcomes() accepts them on purpose)"
-            )
-        fail_on(
-            sel,
-            check,
-            targets,
-            "expected no failed tool execution, found " + "; ".join(parts),
-            message=message,
-            more=listing(sel, "executions in scope", tools),
-            about=[*failed, *unknown],
-        )
-    else:
-        _cannot_tell(sel, check, targets, "found no failed tool execution", ", and failed", message)
-    return sel
-
-
-@invocation_check
-def has_no_tool_executions(
-    sel: Selection, *, message: str | None = None, as_called: str = "has_no_tool_executions"
-) -> Selection:
-    """No tool was executed, not even in an execution that failed."""
-    __tracebackhide__ = True
-    check = f"{as_called}()"
-    targets = gate(sel, check, message, scoped=True)
-    tools = tools_of(sel, targets)
-    if tools:
-        fail_on(
-            sel,
-            check,
-            targets,
-            f"expected no tool execution, found {len(tools)}: " + ", ".join(repr(t.name) for t in tools),
-            message=message,
-            more=listing(sel, "executions in scope", tools),
-        )
-    else:
-        _cannot_tell(sel, check, targets, "found no tool execution", "", message)
-    return sel
-
-
-@invocation_check
-def has_no_more_tool_executions(
-    sel: Selection, *, message: str | None = None, as_called: str = "has_no_more_tool_executions"
-) -> Selection:
-    """Every tool execution in scope was matched by an earlier tool check on the same Trace or
-    Capture (also through another asserter), like Mockito's ``verifyNoMoreInteractions``."""
-    __tracebackhide__ = True
-    check = f"{as_called}()"
-    targets = gate(sel, check, message, scoped=True)
-    tools = tools_of(sel, targets)
-    marked = sel.trace.ledger.marked
-    numbered = [(i, t) for i, t in enumerate(tools, 1) if execution_key(t) not in marked]
-    if numbered:
-        unchecked = [t for _, t in numbered]
-        numbers = [i for i, _ in numbered]
-        fail_on(
-            sel,
-            check,
-            targets,
-            f"expected every tool execution to have been checked before, found {len(unchecked)} of "
-            f"{len(tools)} unchecked",
-            message=message,
-            more="\nunchecked executions:\n"
-            + tool_lines(unchecked, numbers=numbers)
-            + "\n(executions are checked by has_tool_executed, has_tool_executed_times, "
-            "has_tool_executed_with, has_tools_executed_in_order, "
-            "has_tools_executed_exactly_in_any_order and, when failed, has_tool_execution_failed)",
-        )
-    else:
-        _cannot_tell(
-            sel,
-            check,
-            targets,
-            f"found all {len(tools)} tool execution(s) checked",
-            ", unchecked",
-            message,
-        )
     return sel
