@@ -149,12 +149,8 @@ def test_a_root_under_a_span_of_another_process_completes_the_trace(shared: ta.R
     assert sorted(s.name for s in rx.wait(timeout=0).spans) == ["handle", "step"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="OTLP/JSON: the loaders' JSON converter keeps no span flags, so the receiver cannot see that the "
-    "parent is in another process (protobuf can); the fix belongs in _loaders (the JSON span reader)",
-)
 def test_a_json_root_under_a_span_of_another_process_completes_the_trace(shared: ta.Receiver) -> None:
+    """The same over OTLP/JSON: the JSON span readers keep what the flags say of the parent."""
     rx = shared.new_trace()
     upstream = f"00-{rx.trace_id}-{'5' * 16}-01"
     assert post(shared.endpoint, "/v1/traces", json_body(_app(upstream)), JSON)[0] == 200

@@ -356,3 +356,32 @@ def test_js_sdk_spans_that_are_wrong_name_their_place(field: str, value: Any, me
     with pytest.raises(ta.TraceLoadError, match=message) as err:
         parse_spans(json.dumps([_js_span(**{field: value})]).encode(), name="spans.json")
     assert "spans.json" in str(err.value)
+
+
+@pytest.mark.parametrize("flags", [0x300, "768", 0x301])
+def test_otlp_json_flags_that_say_the_parent_is_in_another_process(backend: str, flags: Any) -> None:
+    # Span.flags bit 8: whether the parent is remote is known; bit 9: it is. Both readers keep it (the
+    # receiver then knows the trace's first span of this process is its root here)
+    from traceassert._loaders.otlp_request import read_json_request
+
+    def span(span_id: str, parent: str, flags: Any) -> dict[str, Any]:
+        out = {"traceId": "5b8efff798038103d269b633813fc60c", "spanId": span_id, "name": span_id}
+        return {**out, "parentSpanId": parent, "flags": flags, "startTimeUnixNano": "1"}
+
+    doc = {
+        "resourceSpans": [
+            {
+                "scopeSpans": [
+                    {
+                        "spans": [
+                            span("eee19b7ec3c1b174", "aaaaaaaaaaaaaaaa", flags),
+                            span("eee19b7ec3c1b175", "eee19b7ec3c1b174", 0x100),  # known: not remote
+                            span("eee19b7ec3c1b176", "eee19b7ec3c1b174", 0x200),  # not known
+                        ]
+                    }
+                ]
+            }
+        ]
+    }
+    request = read_json_request(json.dumps(doc).encode(), "body")
+    assert request.remote_parents == {("5b8efff798038103d269b633813fc60c", "eee19b7ec3c1b174")}

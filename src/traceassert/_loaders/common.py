@@ -24,6 +24,7 @@ __all__ = [
     "make_span",
     "named_id",
     "parent_id",
+    "parent_is_remote",
     "status_of",
     "whole_span_record",
 ]
@@ -78,6 +79,7 @@ class Context:
         "order_issues",
         "other_signals",
         "path",
+        "remote_parents",
         "spans",
         "trace_ids",
         "tried",
@@ -97,6 +99,8 @@ class Context:
         self.cuts: list[str] = []
         #: spans whose end is before their start
         self.order_issues = 0
+        #: (trace id, span id) of the spans whose OTLP flags say their parent is in another process
+        self.remote_parents: set[tuple[str, str]] = set()
         #: attribute keys seen, so that repeated keys share one string
         self.keys: dict[str, str] = {}
         #: trace ids as written -> as hex
@@ -146,6 +150,17 @@ class Context:
         if end is not None and end < span.start_ns:
             self.order_issues += 1
         self.spans.append(span)
+
+
+#: OTLP ``Span.flags``: whether the parent is remote is known (bit 8), and it is (bit 9)
+_PARENT_IS_REMOTE = 0x300
+
+
+def parent_is_remote(flags: Any) -> bool:
+    """Whether an OTLP span's ``flags`` (a number, or its text) say its parent is in another process."""
+    if flags.__class__ is str:
+        flags = int(flags) if flags.isdigit() else 0
+    return flags.__class__ is int and flags & _PARENT_IS_REMOTE == _PARENT_IS_REMOTE
 
 
 def whole_span_record(value: Any, ctx: Context) -> bool:

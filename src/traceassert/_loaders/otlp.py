@@ -23,6 +23,7 @@ from .common import (
     hex_id,
     make_span,
     parent_id,
+    parent_is_remote,
     status_of,
 )
 from .otlp_values import KINDS, STATUS, UNSET, attributes, enum_value, optional_str
@@ -157,10 +158,14 @@ def _span(
     if trace_id is None:
         trace_id = trace_ids[raw_trace] = hex_id(raw_trace, 16)
     parent = get("parentSpanId")
+    span_id = hex_id(sp["spanId"], 8)
+    flags = get("flags")
+    if flags and parent and parent_is_remote(flags):
+        ctx.remote_parents.add((trace_id, span_id))
     ctx.spans.append(
         make_span(
             trace_id,
-            hex_id(sp["spanId"], 8),
+            span_id,
             parent_id(parent) if parent else None,
             sp["name"],
             KINDS[kind] if kind.__class__ is int and 0 < kind < 6 else enum_value(KINDS, kind, "span kind"),

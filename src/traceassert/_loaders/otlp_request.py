@@ -25,7 +25,7 @@ __all__ = ["JsonRequest", "read_json_request"]
 class JsonRequest:
     """The spans and log records of one request, and the spans refused (with the first one's error)."""
 
-    __slots__ = ("first_error", "logs", "refused", "spans")
+    __slots__ = ("first_error", "logs", "refused", "remote_parents", "spans")
 
     def __init__(
         self,
@@ -33,8 +33,11 @@ class JsonRequest:
         logs: list[LogRecord],
         refused: int = 0,
         first_error: TraceLoadError | None = None,
+        remote_parents: set[tuple[str, str]] | None = None,
     ) -> None:
         self.spans = spans
+        #: (trace id, span id) of the spans whose flags say their parent is in another process
+        self.remote_parents = remote_parents if remote_parents is not None else set()
         self.logs = logs
         self.refused = refused
         self.first_error = first_error
@@ -58,7 +61,7 @@ def read_json_request(data: bytes, where: str) -> JsonRequest:
     loss = _loss(ctx)
     if loss is not None:
         raise TraceLoadError(loss, path=where)
-    return JsonRequest(ctx.spans, logs)
+    return JsonRequest(ctx.spans, logs, remote_parents=ctx.remote_parents)
 
 
 def _loss(ctx: Context) -> str | None:
@@ -93,6 +96,7 @@ def _span_by_span(data: bytes, where: str) -> JsonRequest | None:
     refused = 0
     first: TraceLoadError | None = None
     keys: dict[str, str] = {}
+    remote: set[tuple[str, str]] = set()
     for i, rs in enumerate(items):
         for j, ss, k, sp in _spans(rs):
             here = f"resourceSpans[{i}].scopeSpans[{j}].spans[{k}]"
@@ -109,7 +113,8 @@ def _span_by_span(data: bytes, where: str) -> JsonRequest | None:
                     first = TraceLoadError(text.split(" (formats tried", 1)[0], path=where, position=here)
                 continue
             spans.extend(ctx.spans)
-    return JsonRequest(spans, [], refused, first)
+            remote |= ctx.remote_parents
+    return JsonRequest(spans, [], refused, first, remote)
 
 
 def _spans(rs: Any) -> list[tuple[int, Any, int, Any]]:

@@ -15,7 +15,7 @@ from typing import Any
 import msgspec
 
 from .._model.span import EMPTY_MAPPING, SpanEvent, SpanLink
-from .common import CONVERSION_ERRORS, Context, hex_id, make_span, parent_id, status_of
+from .common import CONVERSION_ERRORS, Context, hex_id, make_span, parent_id, parent_is_remote, status_of
 from .otlp_values import KINDS, STATUS, UNSET, any_value, enum_value, new_key, optional_str
 
 __all__ = ["ResourceSpans", "convert", "convert_raw", "decode"]
@@ -331,6 +331,8 @@ def _span(
     if sp.name is None:
         raise KeyError("name")
     span_id = hex_id(sp.spanId, 8)
+    if sp.flags and parent and parent_is_remote(sp.flags):
+        ctx.remote_parents.add((trace_id, span_id))
     if not parent:
         pid = None
     elif parent.__class__ is str:

@@ -99,7 +99,11 @@ def decode_body(data: bytes, signal: Signal, proto: bool, where: str) -> Decoded
             batch = out.batches[span.trace_id] = Batch()
         batch.spans.append(span)
         batch.count += 1
-        if not batch.rooted and (span.parent_id is None or span.parent_id == anchor_of(span.trace_id)):
+        if not batch.rooted and (
+            span.parent_id is None
+            or span.parent_id == anchor_of(span.trace_id)
+            or (span.trace_id, span.span_id) in request.remote_parents
+        ):
             batch.rooted = True
     return out
 
