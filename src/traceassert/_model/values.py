@@ -11,13 +11,11 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from .span import Span
 
-__all__ = ["KeyPositions", "has_own_eq", "scan_values", "value_table"]
+__all__ = ["KeyPositions", "has_own_eq", "scan_equal", "value_table"]
 
 #: attribute values kept in the value index (longer strings are found by a scan)
 MAX_INDEXED_CHARS = 512
 _INDEXED_TYPES = frozenset({str, int, float, bool, tuple})
-#: the value types a first lookup scans in C (`scan_values`); others wait for the value table
-_SCANNED_TYPES = frozenset({str, int, float, bool})
 
 _PLAIN = (str, int, float, bool, type(None), list, tuple, dict)
 
@@ -54,25 +52,22 @@ def value_table(spans: Sequence[Span], key: str, positions: list[int]) -> dict[A
     return table
 
 
-def scan_values(
-    spans: Sequence[Span], maps: Sequence[Mapping[str, Any]], key: str, positions: list[int], value: Any
+def scan_equal(
+    maps: Sequence[Mapping[str, Any]], key: str, positions: Sequence[int], value: Any
 ) -> list[int] | None:
-    """The positions (of ``positions``) whose attribute ``key`` is ``value``, as `value_table` would
-    answer, by one pass in C over the spans (``maps``: every span's attributes) without making the
-    table; None for values of other types or a mix of strings and other values (the table decides).
-    Long strings are compared as the caller's scan would where the table is not made for them."""
-    values = list(map(itemgetter(key), map(maps.__getitem__, positions)))
-    kinds = set(map(type, values))
-    if not kinds <= _SCANNED_TYPES:
-        return None
-    if str in kinds and len(kinds) > 1:
-        return None  # (strings alone: equal is equal, long or not, as the caller's own scan finds)
-    found = list(compress(positions, map(eq, values, repeat(value))))
+    """The positions (of ``positions``, each carrying ``key``) whose value of ``key`` is equal to
+    ``value`` as ``where`` compares attribute values (``values_equal``: ``value == actual``, a bool never
+    equal to a number), for a ``str`` or an ``int`` (not bool) ``value``: one pass in C over the spans
+    that carry the key (``maps``: every span's attributes), whatever the types of their values; None
+    for other values (the value table or the caller decides)."""
     tv = type(value)
-    if kinds <= {tv} or (tv is int and kinds <= {int, float}):
-        return found  # what is equal is found: no other type to tell apart
-    allowed = (tv, float) if tv is int else (tv,)
-    return [i for i in found if type(spans[i].attributes[key]) in allowed]
+    if tv is not str and tv is not int:
+        return None
+    actual = map(itemgetter(key), map(maps.__getitem__, positions))
+    found = list(compress(positions, map(eq, repeat(value), actual)))
+    if tv is int and found and (value == 0 or value == 1):  # True == 1 and False == 0: not for where
+        found = [i for i in found if type(maps[i][key]) is not bool]
+    return found
 
 
 class KeyPositions(Mapping[str, list[int]]):
