@@ -13,7 +13,7 @@ from typing import Any
 from .._common.gcpause import gc_paused
 from .eventindex import EventPositions, with_event
 from .span import Span, spans_from
-from .values import KeyPositions, has_own_eq, scan_equal, value_table
+from .values import KeyPositions, indexable_tuple, scan_equal, value_table
 
 __all__ = ["SpanTree"]
 
@@ -314,13 +314,15 @@ class SpanTree:
         return scan_equal(self._attr_maps, key, positions, value)
 
     def _value_positions(self, key: str, value: Any) -> list[int] | None:
-        """Positions of the spans whose attribute ``key`` equals ``value``; None when the index cannot
-        answer (an unhashable value or a matcher object, a float or bool, or a key with long or
-        unhashable values): the caller scans."""
-        if has_own_eq(value) or isinstance(value, float | bool):
-            return None
+        """Positions of the spans whose attribute ``key`` equals ``value`` as ``where`` compares them
+        (``values_equal``); None when the index cannot answer (a value not exactly a str, an int or a
+        tuple of those and finite floats: a matcher, a float, a bool, a subclass such as an enum; or a
+        key with long or unhashable values): the caller compares span by span."""
         if isinstance(value, list):
             value = tuple(value)
+        tv = type(value)
+        if tv is not str and tv is not int and (tv is not tuple or not indexable_tuple(value)):
+            return None
         try:
             hash(value)
         except TypeError:
@@ -336,11 +338,15 @@ class SpanTree:
         table = self._value_table(key, positions)
         if table is None:
             return None
-        found = table.get((type(value), value), [])
-        if type(value) is int:  # 3 also matches a recorded 3.0
-            as_float = table.get((float, float(value)))
-            if as_float:
-                found = sorted(found + as_float)
+        found = table.get((tv, value), [])
+        if tv is int:  # 3 also matches a recorded 3.0 (a float equal to it exactly)
+            try:
+                as_float = float(value)
+            except OverflowError:
+                return found
+            also = table.get((float, as_float)) if as_float == value else None
+            if also:
+                found = sorted(found + also)
         return found
 
 

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from .span import Span
 
-__all__ = ["KeyPositions", "has_own_eq", "scan_equal", "value_table"]
+__all__ = ["KeyPositions", "has_own_eq", "indexable_tuple", "scan_equal", "value_table"]
 
 #: attribute values kept in the value index (longer strings are found by a scan)
 MAX_INDEXED_CHARS = 512
@@ -28,6 +28,20 @@ def has_own_eq(value: Any) -> bool:
     return eq is not object.__eq__
 
 
+def indexable_tuple(value: tuple[Any, ...]) -> bool:
+    """True when every item of ``value`` (and of the tuples in it) is exactly a str, an int or a float
+    equal to itself: then a tuple's own equality (and hash) is ``where``'s, which never finds a bool
+    equal to a number and honours a matcher or a subclass's own equality."""
+    for item in value:
+        ti = type(item)
+        if ti is tuple:
+            if not indexable_tuple(item):
+                return False
+        elif (ti is not str and ti is not int and ti is not float) or item != item:
+            return False
+    return True
+
+
 def value_table(spans: Sequence[Span], key: str, positions: list[int]) -> dict[Any, list[int]] | None:
     """``(type, value)`` -> positions of the spans carrying ``key`` (at ``positions``); None when a
     value cannot be indexed (too long, unhashable, another type): that key is looked up by a scan."""
@@ -36,11 +50,10 @@ def value_table(spans: Sequence[Span], key: str, positions: list[int]) -> dict[A
         v = spans[i].attributes[key]
         tv = type(v)
         if tv is tuple or tv is list:
-            try:
-                v = tuple(v)
-                hash(v)
-            except TypeError:
+            v = tuple(v)
+            if not indexable_tuple(v):
                 return None
+            tv = tuple
         elif (tv is str and len(v) > MAX_INDEXED_CHARS) or tv not in _INDEXED_TYPES:
             return None
         # True == 1 and 1.0 == 1 hash alike: the type is in the key so only exact types meet
