@@ -32,8 +32,12 @@ def _named(owners: list[int], names: list[str], name: str) -> list[int]:
 
 def with_event(spans: Sequence[Span], positions: Sequence[int], name: str) -> list[int]:
     """The positions (of ``positions``, in their order) of the spans with at least one event called
-    ``name``: a pass over those spans' events only."""
-    return _named(*_owners_and_names(spans, positions), name)
+    ``name``: one pass over those spans' events only (each event's name read once, beside the length
+    of its span's events)."""
+    events = list(map(_events, map(spans.__getitem__, positions)))
+    owners = chain.from_iterable(map(repeat, positions, map(len, events)))
+    named = map(eq, map(_name, chain.from_iterable(events)), repeat(name))
+    return list(dict.fromkeys(compress(owners, named)))
 
 
 class EventPositions(Mapping[str, list[int]]):

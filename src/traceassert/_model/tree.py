@@ -271,7 +271,7 @@ class SpanTree:
         ``_value_positions`` is built per key, when a value of that key is first looked up)."""
         index = self._attr_index
         if index is None:
-            index = self._attr_index = KeyPositions(self._signature_positions())
+            index = self._attr_index = KeyPositions(self._signature_positions(), len(self.spans))
         return index
 
     def _value_table(self, key: str, positions: list[int]) -> dict[Any, list[int]] | None:

@@ -76,7 +76,9 @@ def scan_equal(
     tv = type(value)
     if tv is not str and tv is not int:
         return None
-    actual = map(itemgetter(key), map(maps.__getitem__, positions))
+    # positions as many as the spans are every span's, in order (a key every span carries)
+    carriers = maps if len(positions) == len(maps) else map(maps.__getitem__, positions)
+    actual = map(itemgetter(key), carriers)
     found = list(compress(positions, map(eq, repeat(value), actual)))
     if tv is int and found and (value == 0 or value == 1):  # True == 1 and False == 0: not for where
         found = [i for i in found if type(maps[i][key]) is not bool]
@@ -86,13 +88,14 @@ def scan_equal(
 class KeyPositions(Mapping[str, list[int]]):
     """Attribute key -> positions of the spans that carry it, in order, made from the positions of the
     spans of each set of keys (``signatures``): a key's list is made when it is first asked for (the
-    runs of its key sets joined and sorted, in C), so the first lookup of one key pays for that key
-    only. Do not modify the lists."""
+    runs of its key sets joined and sorted, in C; a key all ``count`` spans carry needs no sort), so
+    the first lookup of one key pays for that key only. Do not modify the lists."""
 
-    __slots__ = ("_made", "_runs", "_signatures")
+    __slots__ = ("_count", "_made", "_runs", "_signatures")
 
-    def __init__(self, signatures: Mapping[tuple[str, ...], list[int]]) -> None:
+    def __init__(self, signatures: Mapping[tuple[str, ...], list[int]], count: int) -> None:
         self._signatures = signatures
+        self._count = count
         self._made: dict[str, list[int]] = {}
         self._runs: dict[str, list[list[int]]] | None = None
 
@@ -109,7 +112,13 @@ class KeyPositions(Mapping[str, list[int]]):
         made = self._made.get(key)
         if made is None:
             runs = self._key_runs()[key]  # KeyError: no span carries it
-            made = self._made[key] = runs[0] if len(runs) == 1 else sorted(chain.from_iterable(runs))
+            if len(runs) == 1:
+                made = runs[0]
+            elif sum(map(len, runs)) == self._count:
+                made = list(range(self._count))
+            else:
+                made = sorted(chain.from_iterable(runs))
+            self._made[key] = made
         return made
 
     def __iter__(self) -> Iterator[str]:
