@@ -29,16 +29,17 @@ def has_own_eq(value: Any) -> bool:
 
 
 def indexable_tuple(value: tuple[Any, ...]) -> bool:
-    """True when every item of ``value`` (and of the tuples in it) is exactly a str, an int or a float
-    equal to itself: then a tuple's own equality (and hash) is ``where``'s, which never finds a bool
-    equal to a number and honours a matcher or a subclass's own equality."""
-    for item in value:
-        ti = type(item)
-        if ti is tuple:
-            if not indexable_tuple(item):
+    """True when every item of ``value`` (and of the tuples in it, however deep) is exactly a str, an
+    int or a float equal to itself: then a tuple's own equality (and hash) is ``where``'s, which never
+    finds a bool equal to a number and honours a matcher's or a subclass's own equality."""
+    stack = [value]
+    while stack:
+        for item in stack.pop():
+            ti = type(item)
+            if ti is tuple:
+                stack.append(item)
+            elif (ti is not str and ti is not int and ti is not float) or item != item:
                 return False
-        elif (ti is not str and ti is not int and ti is not float) or item != item:
-            return False
     return True
 
 
