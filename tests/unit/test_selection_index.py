@@ -4,8 +4,9 @@
 
 A first ``where(attribute={key: value})`` after the build reads the value of ``key`` once on each span
 that carries the key and nothing else (no other span, no other key, no walk over every span's
-attributes); an ``event=`` beside it reads the events of the spans the attribute kept, not every
-span's. Counted on recorded traces whose attribute mappings and event tuples count their reads.
+attributes); an ``event=`` beside it (or an event check on a narrowed selection) reads the events of
+the spans the attribute kept, not every span's. Counted on recorded traces whose attribute mappings
+and event tuples count their reads.
 """
 
 from __future__ import annotations
@@ -124,6 +125,12 @@ def test_an_event_beside_an_attribute_reads_the_events_of_the_spans_the_attribut
     assert sum(len(a.reads) for a in attrs) == sum(1 for s in trace.spans if "span.type" in s.attributes)
     # the same spans as a comparison span by span
     assert len(selected.spans) == len([i for i in kept if trace.spans[i].event("metadata") is not None])
+    # an event check on a narrowed selection reads the events of the selected spans only
+    narrowed = ta.assert_trace(trace).where(attribute={"span.type": "inference.framework"})
+    for e in events:
+        e.passes = 0
+    narrowed.has_event("metadata")
+    assert [i for i, e in enumerate(events) if e.passes] == kept
 
 
 class Kind(str, enum.Enum):

@@ -103,8 +103,8 @@ def _matches(
         if attribute:
             if not by_event:  # else ``_value_positions_with_event`` narrowed them already
                 candidates = trace._with_event(list(candidates), ev[0])
-        elif selected is not None:
-            candidates = list(filter(selected.__contains__, trace._event_lists().get(ev[0], ())))
+        elif selected is not None:  # the selection's own events, not every span's
+            candidates = trace._with_event(sorted(selected), ev[0])
         else:
             candidates = trace._event_lists().get(ev[0], ())
         event_done = not ev[1]
