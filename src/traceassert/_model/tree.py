@@ -11,8 +11,9 @@ from operator import attrgetter
 from typing import Any
 
 from .._common.gcpause import gc_paused
+from .eventindex import EventPositions, with_event
 from .span import Span, spans_from
-from .values import KeyPositions, has_own_eq, scan_values, value_table
+from .values import KeyPositions, indexable_tuple, scan_equal, value_table
 
 __all__ = ["SpanTree"]
 
@@ -37,7 +38,6 @@ class SpanTree:
         "_children",
         "_event_index",
         "_event_queries",
-        "_event_sets",
         "_parent",
         "_pos",
         "_scanned",
@@ -78,6 +78,9 @@ class SpanTree:
             notes.append(f"... {duplicates} duplicate span ids in all")
         kept.sort(key=_start_key)
         self.spans: tuple[Span, ...] = tuple(kept)
+        # every span's attributes, in order, taken while the spans are at hand: a first lookup of a
+        # value reads the spans that carry its key from here, without visiting each span again
+        self._attr_maps: list[Mapping[str, Any]] = list(map(_attributes, kept))
         self.source = source
         self._by_key = by_key
         # internal maps are keyed by id(span): the tree keeps its spans alive, so ids are stable
@@ -142,12 +145,10 @@ class SpanTree:
         self.warnings: tuple[str, ...] = tuple(notes)
         self._attr_index: KeyPositions | None = None
         self._signatures: dict[tuple[str, ...], list[int]] | None = None
-        self._attr_maps: list[Mapping[str, Any]] | None = None
         #: the keys looked up once by a scan (the second lookup builds the key's value table)
         self._scanned: set[str] = set()
         self._value_index: dict[str, dict[Any, list[int]] | None] = {}
-        self._event_index: dict[str, list[int]] | None = None
-        self._event_sets: dict[str, frozenset[int]] = {}
+        self._event_index: EventPositions | None = None
         self._event_queries: dict[tuple[Any, ...], list[int]] = {}
 
     def _break_cycles(self, notes: list[str]) -> None:
@@ -270,7 +271,7 @@ class SpanTree:
         ``_value_positions`` is built per key, when a value of that key is first looked up)."""
         index = self._attr_index
         if index is None:
-            index = self._attr_index = KeyPositions(self._signature_positions())
+            index = self._attr_index = KeyPositions(self._signature_positions(), len(self.spans))
         return index
 
     def _value_table(self, key: str, positions: list[int]) -> dict[Any, list[int]] | None:
@@ -282,29 +283,16 @@ class SpanTree:
         return result
 
     def _event_lists(self) -> Mapping[str, list[int]]:
-        """Event name -> positions of the spans with at least one event of that name (built once, on
-        first use)."""
+        """Event name -> positions of the spans with at least one event of that name (each name's made
+        on its first lookup, see ``eventindex.EventPositions``)."""
         if self._event_index is None:
-            index: dict[str, list[int]] = {}
-            for i, span in enumerate(self.spans):
-                events = span.events
-                if not events:
-                    continue
-                for name in {ev.name for ev in events} if len(events) > 1 else (events[0].name,):
-                    lst = index.get(name)
-                    if lst is None:
-                        index[name] = [i]
-                    else:
-                        lst.append(i)
-            self._event_index = index
+            self._event_index = EventPositions(self.spans)
         return self._event_index
 
-    def _event_set(self, name: str) -> frozenset[int]:
-        """The positions of ``_event_lists()[name]`` as a set (built once per name)."""
-        found = self._event_sets.get(name)
-        if found is None:
-            found = self._event_sets[name] = frozenset(self._event_lists().get(name, ()))
-        return found
+    def _with_event(self, positions: list[int], name: str) -> list[int]:
+        """The positions (of ``positions``, in order) of the spans with an event called ``name``, by a
+        pass in C over those spans' events only (see ``eventindex.with_event``)."""
+        return with_event(self.spans, positions, name)
 
     def _value_positions_with_event(self, key: str, value: Any, event: str) -> list[int] | None:
         """``_value_positions(key, value)`` narrowed to the spans with an event named ``event``; kept for the
@@ -315,27 +303,26 @@ class SpanTree:
         query = (key, type(value), tuple(value) if isinstance(value, list) else value, event)
         narrowed = self._event_queries.get(query)
         if narrowed is None:
-            narrowed = list(filter(self._event_set(event).__contains__, found))  # in position order
+            narrowed = self._with_event(found, event)
             if len(self._event_queries) >= 64:
                 self._event_queries.clear()
             self._event_queries[query] = narrowed
         return narrowed
 
     def _scan(self, key: str, positions: list[int], value: Any) -> list[int] | None:
-        """``_value_positions(key, value)`` by one pass in C (see ``values.scan_values``)."""
-        maps = self._attr_maps
-        if maps is None:
-            maps = self._attr_maps = list(map(attrgetter("attributes"), self.spans))
-        return scan_values(self.spans, maps, key, positions, value)
+        """``_value_positions(key, value)`` by one pass in C (see ``values.scan_equal``)."""
+        return scan_equal(self._attr_maps, key, positions, value)
 
     def _value_positions(self, key: str, value: Any) -> list[int] | None:
-        """Positions of the spans whose attribute ``key`` equals ``value``; None when the index cannot
-        answer (an unhashable value or a matcher object, a float or bool, or a key with long or
-        unhashable values): the caller scans."""
-        if has_own_eq(value) or isinstance(value, float | bool):
-            return None
+        """Positions of the spans whose attribute ``key`` equals ``value`` as ``where`` compares them
+        (``values_equal``); None when the index cannot answer (a value not exactly a str, an int or a
+        tuple of those and finite floats: a matcher, a float, a bool, a subclass such as an enum; or a
+        key with long or unhashable values): the caller compares span by span."""
         if isinstance(value, list):
             value = tuple(value)
+        tv = type(value)
+        if tv is not str and tv is not int and (tv is not tuple or not indexable_tuple(value)):
+            return None
         try:
             hash(value)
         except TypeError:
@@ -351,13 +338,20 @@ class SpanTree:
         table = self._value_table(key, positions)
         if table is None:
             return None
-        found = table.get((type(value), value), [])
-        if type(value) is int:  # 3 also matches a recorded 3.0
-            as_float = table.get((float, float(value)))
-            if as_float:
-                found = sorted(found + as_float)
+        found = table.get((tv, value), [])
+        if tv is int:  # 3 also matches a recorded 3.0 (a float equal to it exactly)
+            try:
+                as_float = float(value)
+            except OverflowError:
+                return found
+            also = table.get((float, as_float)) if as_float == value else None
+            if also:
+                found = sorted(found + also)
         return found
 
 
 def _start_key(span: Span) -> int:
     return span.start_ns
+
+
+_attributes = attrgetter("attributes")

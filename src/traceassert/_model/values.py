@@ -11,13 +11,11 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from .span import Span
 
-__all__ = ["KeyPositions", "has_own_eq", "scan_values", "value_table"]
+__all__ = ["KeyPositions", "has_own_eq", "indexable_tuple", "scan_equal", "value_table"]
 
 #: attribute values kept in the value index (longer strings are found by a scan)
 MAX_INDEXED_CHARS = 512
 _INDEXED_TYPES = frozenset({str, int, float, bool, tuple})
-#: the value types a first lookup scans in C (`scan_values`); others wait for the value table
-_SCANNED_TYPES = frozenset({str, int, float, bool})
 
 _PLAIN = (str, int, float, bool, type(None), list, tuple, dict)
 
@@ -30,6 +28,21 @@ def has_own_eq(value: Any) -> bool:
     return eq is not object.__eq__
 
 
+def indexable_tuple(value: tuple[Any, ...]) -> bool:
+    """True when every item of ``value`` (and of the tuples in it, however deep) is exactly a str, an
+    int or a float equal to itself: then a tuple's own equality (and hash) is ``where``'s, which never
+    finds a bool equal to a number and honours a matcher's or a subclass's own equality."""
+    stack = [value]
+    while stack:
+        for item in stack.pop():
+            ti = type(item)
+            if ti is tuple:
+                stack.append(item)
+            elif (ti is not str and ti is not int and ti is not float) or item != item:
+                return False
+    return True
+
+
 def value_table(spans: Sequence[Span], key: str, positions: list[int]) -> dict[Any, list[int]] | None:
     """``(type, value)`` -> positions of the spans carrying ``key`` (at ``positions``); None when a
     value cannot be indexed (too long, unhashable, another type): that key is looked up by a scan."""
@@ -38,11 +51,10 @@ def value_table(spans: Sequence[Span], key: str, positions: list[int]) -> dict[A
         v = spans[i].attributes[key]
         tv = type(v)
         if tv is tuple or tv is list:
-            try:
-                v = tuple(v)
-                hash(v)
-            except TypeError:
+            v = tuple(v)
+            if not indexable_tuple(v):
                 return None
+            tv = tuple
         elif (tv is str and len(v) > MAX_INDEXED_CHARS) or tv not in _INDEXED_TYPES:
             return None
         # True == 1 and 1.0 == 1 hash alike: the type is in the key so only exact types meet
@@ -54,37 +66,37 @@ def value_table(spans: Sequence[Span], key: str, positions: list[int]) -> dict[A
     return table
 
 
-def scan_values(
-    spans: Sequence[Span], maps: Sequence[Mapping[str, Any]], key: str, positions: list[int], value: Any
+def scan_equal(
+    maps: Sequence[Mapping[str, Any]], key: str, positions: Sequence[int], value: Any
 ) -> list[int] | None:
-    """The positions (of ``positions``) whose attribute ``key`` is ``value``, as `value_table` would
-    answer, by one pass in C over the spans (``maps``: every span's attributes) without making the
-    table; None for values of other types or a mix of strings and other values (the table decides).
-    Long strings are compared as the caller's scan would where the table is not made for them."""
-    values = list(map(itemgetter(key), map(maps.__getitem__, positions)))
-    kinds = set(map(type, values))
-    if not kinds <= _SCANNED_TYPES:
-        return None
-    if str in kinds and len(kinds) > 1:
-        return None  # (strings alone: equal is equal, long or not, as the caller's own scan finds)
-    found = list(compress(positions, map(eq, values, repeat(value))))
+    """The positions (of ``positions``, each carrying ``key``) whose value of ``key`` is equal to
+    ``value`` as ``where`` compares attribute values (``values_equal``: ``value == actual``, a bool never
+    equal to a number), for a ``str`` or an ``int`` (not bool) ``value``: one pass in C over the spans
+    that carry the key (``maps``: every span's attributes), whatever the types of their values; None
+    for other values (the value table or the caller decides)."""
     tv = type(value)
-    if kinds <= {tv} or (tv is int and kinds <= {int, float}):
-        return found  # what is equal is found: no other type to tell apart
-    allowed = (tv, float) if tv is int else (tv,)
-    return [i for i in found if type(spans[i].attributes[key]) in allowed]
+    if tv is not str and tv is not int:
+        return None
+    # positions as many as the spans are every span's, in order (a key every span carries)
+    carriers = maps if len(positions) == len(maps) else map(maps.__getitem__, positions)
+    actual = map(itemgetter(key), carriers)
+    found = list(compress(positions, map(eq, repeat(value), actual)))
+    if tv is int and found and (value == 0 or value == 1):  # True == 1 and False == 0: not for where
+        found = [i for i in found if type(maps[i][key]) is not bool]
+    return found
 
 
 class KeyPositions(Mapping[str, list[int]]):
     """Attribute key -> positions of the spans that carry it, in order, made from the positions of the
     spans of each set of keys (``signatures``): a key's list is made when it is first asked for (the
-    runs of its key sets joined and sorted, in C), so the first lookup of one key pays for that key
-    only. Do not modify the lists."""
+    runs of its key sets joined and sorted, in C; a key all ``count`` spans carry needs no sort), so
+    the first lookup of one key pays for that key only. Do not modify the lists."""
 
-    __slots__ = ("_made", "_runs", "_signatures")
+    __slots__ = ("_count", "_made", "_runs", "_signatures")
 
-    def __init__(self, signatures: Mapping[tuple[str, ...], list[int]]) -> None:
+    def __init__(self, signatures: Mapping[tuple[str, ...], list[int]], count: int) -> None:
         self._signatures = signatures
+        self._count = count
         self._made: dict[str, list[int]] = {}
         self._runs: dict[str, list[list[int]]] | None = None
 
@@ -101,7 +113,13 @@ class KeyPositions(Mapping[str, list[int]]):
         made = self._made.get(key)
         if made is None:
             runs = self._key_runs()[key]  # KeyError: no span carries it
-            made = self._made[key] = runs[0] if len(runs) == 1 else sorted(chain.from_iterable(runs))
+            if len(runs) == 1:
+                made = runs[0]
+            elif sum(map(len, runs)) == self._count:
+                made = list(range(self._count))
+            else:
+                made = sorted(chain.from_iterable(runs))
+            self._made[key] = made
         return made
 
     def __iter__(self) -> Iterator[str]:

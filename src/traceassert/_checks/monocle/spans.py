@@ -98,13 +98,13 @@ def _matches(
     else:
         candidates = range(len(spans))
     if ev is not None:
-        # the spans with an event of that name (event index); its attributes are checked below.
-        # ``filter`` with a set's ``__contains__`` keeps the position order, at C speed
+        # the spans with an event of that name (the candidates' events, or the event index); its
+        # attributes are checked below. ``filter`` with a set's ``__contains__`` keeps the order
         if attribute:
             if not by_event:  # else ``_value_positions_with_event`` narrowed them already
-                candidates = list(filter(trace._event_set(ev[0]).__contains__, candidates))
-        elif selected is not None:
-            candidates = list(filter(selected.__contains__, trace._event_lists().get(ev[0], ())))
+                candidates = trace._with_event(list(candidates), ev[0])
+        elif selected is not None:  # the selection's own events, not every span's
+            candidates = trace._with_event(sorted(selected), ev[0])
         else:
             candidates = trace._event_lists().get(ev[0], ())
         event_done = not ev[1]

@@ -1,0 +1,76 @@
+"""The span tree's event-name index: which spans have an event of a given name, found by passes in C
+over the events' names (no Python call per span or per event), each name's positions made when the
+name is first asked for."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from itertools import chain, compress, repeat
+from operator import attrgetter, eq
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .span import Span
+
+__all__ = ["EventPositions", "with_event"]
+
+_events = attrgetter("events")
+_name = attrgetter("name")
+
+
+def _owners_and_names(spans: Sequence[Span], positions: Sequence[int]) -> tuple[list[int], list[str]]:
+    """One entry per event of the spans at ``positions``: the span's position and the event's name."""
+    events = list(map(_events, map(spans.__getitem__, positions)))
+    owners = list(chain.from_iterable(map(repeat, positions, map(len, events))))
+    return owners, list(map(_name, chain.from_iterable(events)))
+
+
+def _named(owners: list[int], names: list[str], name: str) -> list[int]:
+    """The owners (in order, each once) of the events called ``name``."""
+    return list(dict.fromkeys(compress(owners, map(eq, names, repeat(name)))))
+
+
+def with_event(spans: Sequence[Span], positions: Sequence[int], name: str) -> list[int]:
+    """The positions (of ``positions``, in their order) of the spans with at least one event called
+    ``name``: one pass over those spans' events only (each event's name read once, beside the length
+    of its span's events)."""
+    events = list(map(_events, map(spans.__getitem__, positions)))
+    owners = chain.from_iterable(map(repeat, positions, map(len, events)))
+    named = map(eq, map(_name, chain.from_iterable(events)), repeat(name))
+    return list(dict.fromkeys(compress(owners, named)))
+
+
+class EventPositions(Mapping[str, list[int]]):
+    """Event name -> positions of the spans with at least one event of that name, in order. The names
+    of every event are gathered once (in C), on the first lookup; a name's positions are made when
+    it is first asked for (one pass in C over the names). Do not modify the lists."""
+
+    __slots__ = ("_columns", "_made", "_spans")
+
+    def __init__(self, spans: Sequence[Span]) -> None:
+        self._spans = spans
+        self._made: dict[str, list[int]] = {}
+        self._columns: tuple[list[int], list[str]] | None = None
+
+    def _gathered(self) -> tuple[list[int], list[str]]:
+        columns = self._columns
+        if columns is None:
+            columns = self._columns = _owners_and_names(self._spans, range(len(self._spans)))
+        return columns
+
+    def __getitem__(self, name: str) -> list[int]:
+        made = self._made.get(name)
+        if made is None:
+            made = self._made[name] = _named(*self._gathered(), name)
+        if not made:
+            raise KeyError(name)
+        return made
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._made or name in self._gathered()[1]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(dict.fromkeys(self._gathered()[1]))
+
+    def __len__(self) -> int:
+        return len(set(self._gathered()[1]))
