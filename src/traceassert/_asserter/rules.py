@@ -9,17 +9,19 @@ from typing import TYPE_CHECKING
 
 from .._checks.names import NameLike, NamesLike
 from .._checks.rules import budgets as _budgets
-from .._checks.rules import milestones as _milestones
 from .._checks.rules import privilege as _privilege
 from .._checks.rules import repeats as _repeats
-from .._checks.rules import schemas as _schemas
 from .._checks.rules import temporal as _temporal
 from .._checks.rules import tokens as _tokens
-from .._checks.rules.milestones import Milestone
 from .base import AsserterBase
 
 if TYPE_CHECKING:
     from typing_extensions import Self
+
+    from .._checks.rules.milestones import Milestone
+
+# milestones (an optimal assignment) and schemas (a JSON Schema reader) are imported by their checks: the
+# first test of a session pays for every module imported
 
 __all__ = ["MilestoneFamily", "OrderFamily", "PrivilegeFamily", "RunBudgetFamily"]
 
@@ -115,6 +117,8 @@ class MilestoneFamily(AsserterBase):
         (failed ones too) fits a minefield (a ``ta.milestone`` without ``after=``, or a tool name or
         pattern)."""
         __tracebackhide__ = True
+        from .._checks.rules import milestones as _milestones
+
         return self._keep(
             _milestones.has_milestones(self._state, *milestones, minefields=minefields, message=message)
         )
@@ -154,6 +158,8 @@ class PrivilegeFamily(AsserterBase):
         ``tool_name`` when given) fit the JSON schema its tool was offered with (the model call's tool
         definitions, else the tool span's own schema). No recorded schema: "cannot tell"."""
         __tracebackhide__ = True
+        from .._checks.rules import schemas as _schemas
+
         return self._keep(_schemas.has_valid_tool_arguments(self._state, tool_name, message=message))
 
 
