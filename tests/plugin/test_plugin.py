@@ -284,6 +284,9 @@ DEFERRED = (
     "traceassert._checks.rules.schemas",
     "traceassert._evaluation.report",  # the report file, the terminal summary, the repeat mark
     "traceassert._evaluation.repeat",
+    "traceassert._checks.rules",  # the check families the test did not call
+    "traceassert._checks.invocation.gate",
+    "traceassert._checks.monocle.io",
 )
 
 

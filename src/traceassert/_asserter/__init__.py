@@ -3,7 +3,9 @@
 Each asserter is a thin face over one frozen ``_checks.selection.Selection``; the check bodies are
 plain functions of it in ``_checks.monocle`` and ``_checks.invocation``. The families here
 (``spans``, ``io``, ``records``, ``invocation``, ``more``) hold the methods, and ``types`` composes them
-into the types a user meets.
+into the types a user meets. A method imports its check module when it runs (``records``, the selectors
+of most first checks, imports its own with the family): the first test of a session pays for every
+module imported, and a session calls few of the families.
 """
 
 from __future__ import annotations

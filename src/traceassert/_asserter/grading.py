@@ -15,8 +15,6 @@ if TYPE_CHECKING:
 
     from .._evaluation.trajectory import TrajectoryScore
 
-# each check imports its scorer (an optimal assignment; claims, citations and facts): the first test of
-# a session pays for every module imported, and few tests grade
 
 __all__ = ["ClaimFamily", "TrajectoryFamily"]
 
