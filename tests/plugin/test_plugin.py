@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -268,3 +270,54 @@ def test_importing_the_plugin_is_cheap() -> None:
     seconds, heavy = out.split(" ", 1)
     assert heavy.strip() == "[]"
     assert float(seconds) < 0.1
+
+
+#: what the first check of a session (``trace_asserter.called_tool``, with the plugin's coverage at the
+#: end of the test) does not need, imported by the checks, options and sources that do
+DEFERRED = (
+    "traceassert._receive",  # a Receiver source (and the loaders under it)
+    "traceassert._loaders",
+    "traceassert._model.logs",  # a capture that holds log records
+    "traceassert._evaluation.claims",  # the graded checks
+    "traceassert._evaluation.trajectory_check",
+    "traceassert._checks.rules.milestones",
+    "traceassert._checks.rules.schemas",
+    "traceassert._evaluation.report",  # the report file, the terminal summary, the repeat mark
+    "traceassert._evaluation.repeat",
+    "traceassert._checks.rules",  # the check families the test did not call
+    "traceassert._checks.invocation.gate",
+    "traceassert._checks.monocle.io",
+)
+
+
+def test_the_first_check_of_a_session_imports_only_what_it_needs(tmp_path: Path) -> None:
+    """One pytest session in a process of its own: a test records two spans and makes one check through
+    ``trace_asserter``. The path imports the capture, the build and the asserter, and none of what the
+    session did not ask for (the first test of a session pays for every module imported)."""
+    (tmp_path / "spans.py").write_text(SPANS, encoding="utf-8")
+    (tmp_path / "test_first.py").write_text(
+        "from spans import agent_with_tool\n\n\ndef test_first(trace_asserter):\n"
+        "    agent_with_tool('planner', 'get_weather', city='Paris')\n"
+        "    trace_asserter.called_tool('get_weather')\n",
+        encoding="utf-8",
+    )
+    code = (
+        "import json, sys, pytest\n"
+        "code = pytest.main(['-q', '-p', 'no:cacheprovider', '-p', 'traceassert.pytest_plugin', 'test_first.py'])\n"
+        "print(json.dumps([int(code), sorted(m for m in sys.modules if m.startswith('traceassert'))]))\n"
+    )
+    env = {**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True, check=True
+    )
+    code, modules = json.loads(done.stdout.strip().splitlines()[-1])
+    assert code == 0, done.stdout
+    # the path ran: the capture, the build, the asserter and the coverage at the end of the test
+    assert {
+        "traceassert._capture.recording",
+        "traceassert._reconstruct.builder",
+        "traceassert._asserter.types",
+        "traceassert._checks.coverage",
+    } <= set(modules)
+    loaded = [m for m in modules if any(m == d or m.startswith(d + ".") for d in DEFERRED)]
+    assert loaded == []

@@ -9,20 +9,20 @@ from collections.abc import Callable, Iterable
 from types import FunctionType
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, overload
 
-from .._capture import Capture
-from .._checks.coverage import Coverage, coverage_of
 from .._checks.examined import CURRENT
 from .._checks.examining import Examining
 from .._checks.selection import Selection, SelKind, selection_of
 from .._model.records import AgentInvocation, ModelCall, ToolExecution
 from .._model.span import Span
-from .._receive import Receiver
 from .._trace import Trace
 from .soft import Soft
 
 if TYPE_CHECKING:
     from typing_extensions import Self
 
+    from .._capture import Capture
+    from .._checks.coverage import Coverage
+    from .._receive import Receiver
     from .types import AgentSelection, ToolSelection, TraceAsserter
 
 __all__ = ["AsserterBase"]
@@ -160,6 +160,8 @@ class AsserterBase:
         """What the checks made so far on this trace (through any asserter of it, or of its Capture)
         examined: the agents, tool executions, model calls and handoffs no check looked at, and the
         checks that passed vacuously (docs/coverage.md)."""
+        from .._checks.coverage import coverage_of
+
         return coverage_of(self._state.trace)
 
     def soft(self) -> Soft[Self]:

@@ -8,13 +8,13 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .._checks.names import NameLike
-from .._evaluation import claims as _claims
-from .._evaluation import trajectory_check as _trajectory
-from .._evaluation.trajectory import TrajectoryScore
 from .base import AsserterBase
 
 if TYPE_CHECKING:
     from typing_extensions import Self
+
+    from .._evaluation.trajectory import TrajectoryScore
+
 
 __all__ = ["ClaimFamily", "TrajectoryFamily"]
 
@@ -29,6 +29,8 @@ class TrajectoryFamily(AsserterBase):
         ``expected`` (tool names or patterns, ``(name, arguments)`` pairs, ``ta.milestone``s), with the
         matched, missing and extra steps; each score is recorded (``trajectory:<metric>``)."""
         __tracebackhide__ = True
+        from .._evaluation import trajectory_check as _trajectory
+
         return _trajectory.trajectory_score(self._state, expected)
 
     def has_trajectory_score(
@@ -43,6 +45,8 @@ class TrajectoryFamily(AsserterBase):
         of the selection's steps against ``expected`` is at least ``min_score``; every score is
         recorded, and a failure explains the number."""
         __tracebackhide__ = True
+        from .._evaluation import trajectory_check as _trajectory
+
         return self._keep(
             _trajectory.has_trajectory_score(
                 self._state, expected, metric=metric, min_score=min_score, message=message
@@ -68,6 +72,8 @@ class ClaimFamily(AsserterBase):
         successful call of ``tool_name`` whose arguments hold each named group's text under its name
         (``r"booked flight (?P<flight>\\w+)"`` needs ``flight``) and fit ``args``."""
         __tracebackhide__ = True
+        from .._evaluation import claims as _claims
+
         return self._keep(
             _claims.has_claim_backed_by_tool(
                 self._state, pattern, tool_name, args, min_count=min_count, message=message
@@ -87,6 +93,8 @@ class ClaimFamily(AsserterBase):
         tool call (or a retrieved document) inside the selection, or with ``include_input=True`` in the
         run's input (the question); ``ignore`` lists values to skip."""
         __tracebackhide__ = True
+        from .._evaluation import claims as _claims
+
         return self._keep(
             _claims.has_output_backed_by_tool_results(
                 self._state,

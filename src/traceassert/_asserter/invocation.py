@@ -5,12 +5,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .._checks.count import Count
-from .._checks.invocation import calls as _calls
-from .._checks.invocation import handoffs as _handoffs
-from .._checks.invocation import lists as _lists
-from .._checks.invocation import order as _order
-from .._checks.invocation import outcome as _outcome
-from .._checks.invocation import tools as _tools
 from .._checks.invocation.args import ArgumentsCheck, Expectation
 from .._checks.names import NameLike
 from .._model.records import ToolExecution
@@ -39,6 +33,8 @@ class InvocationToolFamily(AsserterBase):
         """The tool was executed successfully as many times as the count says (at least once without
         one); failed executions do not count. Marks its successful executions."""
         __tracebackhide__ = True
+        from .._checks.invocation import tools as _tools
+
         wanted = Count.of(count, min_count, max_count)
         return self._keep(_tools.has_tool_executed(self._state, tool_name, count=wanted, message=message))
 
@@ -46,6 +42,8 @@ class InvocationToolFamily(AsserterBase):
         """The tool was executed successfully exactly ``times`` times (0: never successfully).
         Marks its successful executions."""
         __tracebackhide__ = True
+        from .._checks.invocation import tools as _tools
+
         return self._keep(_tools.has_tool_executed_times(self._state, tool_name, times, message=message))
 
     def has_tools_executed_in_order(self, *tool_names: Expectation, message: str | None = None) -> Self:
@@ -57,6 +55,8 @@ class InvocationToolFamily(AsserterBase):
         the executions matched.
         """
         __tracebackhide__ = True
+        from .._checks.invocation import order as _order
+
         return self._keep(_order.has_tools_executed_in_order(self._state, *tool_names, message=message))
 
     def has_tools_executed_exactly_in_any_order(
@@ -70,6 +70,8 @@ class InvocationToolFamily(AsserterBase):
         execution.
         """
         __tracebackhide__ = True
+        from .._checks.invocation import order as _order
+
         return self._keep(
             _order.has_tools_executed_exactly_in_any_order(self._state, *tool_names, message=message)
         )
@@ -87,6 +89,8 @@ class InvocationToolFamily(AsserterBase):
         False); other exceptions propagate. Marks the executions that matched.
         """
         __tracebackhide__ = True
+        from .._checks.invocation import tools as _tools
+
         return self._keep(_tools.has_tool_executed_with(self._state, tool_name, arguments, message=message))
 
     def has_tool_execution_failed(
@@ -96,6 +100,8 @@ class InvocationToolFamily(AsserterBase):
         were invalid); with ``error_containing``, a failed execution whose error type or message contains
         that text (case-sensitive). Marks every such execution of the tool."""
         __tracebackhide__ = True
+        from .._checks.invocation import tools as _tools
+
         return self._keep(
             _tools.has_tool_execution_failed(
                 self._state, tool_name, error_containing=error_containing, message=message
@@ -105,17 +111,23 @@ class InvocationToolFamily(AsserterBase):
     def has_no_failed_tool_executions(self, *, message: str | None = None) -> Self:
         """No tool execution failed. Fails when the producer did not record whether executions failed."""
         __tracebackhide__ = True
+        from .._checks.invocation import tools as _tools
+
         return self._keep(_tools.has_no_failed_tool_executions(self._state, message=message))
 
     def has_no_tool_executions(self, *, message: str | None = None) -> Self:
         """No tool was executed, not even in an execution that failed."""
         __tracebackhide__ = True
+        from .._checks.invocation import tools as _tools
+
         return self._keep(_tools.has_no_tool_executions(self._state, message=message))
 
     def has_no_more_tool_executions(self, *, message: str | None = None) -> Self:
         """Every tool execution in scope was matched by an earlier tool check on the same Trace or
         Capture (also through another asserter), like Mockito's ``verifyNoMoreInteractions``."""
         __tracebackhide__ = True
+        from .._checks.invocation import tools as _tools
+
         return self._keep(_tools.has_no_more_tool_executions(self._state, message=message))
 
     # -- the names of the naming rule (docs/asserter.md): one negative form, ``does_not_*`` ----------------
@@ -124,6 +136,8 @@ class InvocationToolFamily(AsserterBase):
         """No tool execution in scope failed; fails when the producer did not record whether executions
         failed. ``has_no_failed_tool_executions`` is the same check under its LangChain4j name."""
         __tracebackhide__ = True
+        from .._checks.invocation import tools as _tools
+
         state = _tools.has_no_failed_tool_executions(
             self._state, message=message, as_called="does_not_have_failed_tool_executions"
         )
@@ -133,6 +147,8 @@ class InvocationToolFamily(AsserterBase):
         """No tool was executed in scope, not even in an execution that failed.
         ``has_no_tool_executions`` is the same check under its LangChain4j name."""
         __tracebackhide__ = True
+        from .._checks.invocation import tools as _tools
+
         state = _tools.has_no_tool_executions(
             self._state, message=message, as_called="does_not_have_tool_executions"
         )
@@ -143,6 +159,8 @@ class InvocationToolFamily(AsserterBase):
         the same Trace or Capture. ``has_no_more_tool_executions`` is the same check under its
         LangChain4j name."""
         __tracebackhide__ = True
+        from .._checks.invocation import tools as _tools
+
         state = _tools.has_no_more_tool_executions(
             self._state, message=message, as_called="does_not_have_unchecked_tool_executions"
         )
@@ -158,12 +176,16 @@ class OutcomeFamily(AsserterBase):
         """The invocation neither failed nor was cancelled (a nested invocation's handled failure does
         not count)."""
         __tracebackhide__ = True
+        from .._checks.invocation import outcome as _outcome
+
         return self._keep(_outcome.has_succeeded(self._state, message=message))
 
     def has_failed(self, *, message: str | None = None) -> Self:
         """The invocation failed. Acknowledges the failure: the checks that follow look at what
         happened before it."""
         __tracebackhide__ = True
+        from .._checks.invocation import outcome as _outcome
+
         return self._keep(_outcome.has_failed(self._state, message=message))
 
     def has_failed_with(self, error_type: type[BaseException] | str, *, message: str | None = None) -> Self:
@@ -175,12 +197,16 @@ class OutcomeFamily(AsserterBase):
         failure.
         """
         __tracebackhide__ = True
+        from .._checks.invocation import outcome as _outcome
+
         return self._keep(_outcome.has_failed_with(self._state, error_type, message=message))
 
     def has_failed_with_message_containing(self, text: str, *, message: str | None = None) -> Self:
         """The invocation failed with an error whose message, or a cause's, contains ``text``
         (case-sensitive). Acknowledges the failure."""
         __tracebackhide__ = True
+        from .._checks.invocation import outcome as _outcome
+
         return self._keep(_outcome.has_failed_with_message_containing(self._state, text, message=message))
 
 
@@ -195,36 +221,48 @@ class CallFamily(AsserterBase):
         """Exactly ``count`` model calls (of ``operation`` when given, e.g. ``"embeddings"``), failed ones
         included."""
         __tracebackhide__ = True
+        from .._checks.invocation import calls as _calls
+
         return self._keep(_calls.has_model_call_count(self._state, count, operation, message=message))
 
     def has_own_model_call_count(self, count: int, *, message: str | None = None) -> Self:
         """Exactly ``count`` calls of the agent to its own chat model, failed ones included (with
         ``including_nested()``, the nested agents' own chat calls add up)."""
         __tracebackhide__ = True
+        from .._checks.invocation import calls as _calls
+
         return self._keep(_calls.has_own_model_call_count(self._state, count, message=message))
 
     def has_own_model_call_count_at_most(self, count: int, *, message: str | None = None) -> Self:
         """At most ``count`` calls of the agent to its own chat model, failed ones included (for
         example, to check that the agent does not call tools in a loop)."""
         __tracebackhide__ = True
+        from .._checks.invocation import calls as _calls
+
         return self._keep(_calls.has_own_model_call_count_at_most(self._state, count, message=message))
 
     def has_finish_reason(self, reason: str, *, message: str | None = None) -> Self:
         """The final model response of the invocation finished for ``reason`` (compared without regard
         to case: ``"stop"`` matches ``"STOP"``). Nested invocations are never checked."""
         __tracebackhide__ = True
+        from .._checks.invocation import calls as _calls
+
         return self._keep(_calls.has_finish_reason(self._state, reason, message=message))
 
     def has_retrieved_source_containing(self, text: str, *, message: str | None = None) -> Self:
         """At least one retrieved source contains ``text`` (case-sensitive). Fails when no retrieval was
         recorded."""
         __tracebackhide__ = True
+        from .._checks.invocation import calls as _calls
+
         return self._keep(_calls.has_retrieved_source_containing(self._state, text, message=message))
 
     def has_no_retrieved_sources(self, *, message: str | None = None) -> Self:
         """Retrieval ran and found no sources. Fails when no retrieval was recorded at all: then nothing
         shows that none were retrieved."""
         __tracebackhide__ = True
+        from .._checks.invocation import calls as _calls
+
         return self._keep(_calls.has_no_retrieved_sources(self._state, message=message))
 
     # -- the names of the naming rule (docs/asserter.md): one way to count, one negative form -------------
@@ -241,6 +279,8 @@ class CallFamily(AsserterBase):
         """As many model calls in scope as the count says (at least one without one), of
         ``operation`` when given (e.g. ``"embeddings"``), failed ones included."""
         __tracebackhide__ = True
+        from .._checks.invocation import calls as _calls
+
         wanted = Count.of(count, min_count, max_count)
         return self._keep(_calls.has_model_calls(self._state, operation, count=wanted, message=message))
 
@@ -255,6 +295,8 @@ class CallFamily(AsserterBase):
         """As many calls of the agent to its own chat model as the count says (at least one without
         one), failed ones included (with ``including_nested()``, nested agents' own calls add up)."""
         __tracebackhide__ = True
+        from .._checks.invocation import calls as _calls
+
         wanted = Count.of(count, min_count, max_count)
         return self._keep(_calls.has_own_model_calls(self._state, count=wanted, message=message))
 
@@ -262,6 +304,8 @@ class CallFamily(AsserterBase):
         """No source was retrieved in scope. ``has_no_retrieved_sources`` is the same check under its
         LangChain4j name."""
         __tracebackhide__ = True
+        from .._checks.invocation import calls as _calls
+
         state = _calls.has_no_retrieved_sources(
             self._state, message=message, as_called="does_not_have_retrieved_sources"
         )
@@ -277,11 +321,15 @@ class HandoffInvocationFamily(AsserterBase):
         """The invocation handed control to ``agent_name`` at least once (a handoff, never a tool
         execution)."""
         __tracebackhide__ = True
+        from .._checks.invocation import handoffs as _handoffs
+
         return self._keep(_handoffs.has_handed_off_to(self._state, agent_name, message=message))
 
     def has_no_handoffs(self, *, message: str | None = None) -> Self:
         """The invocation handed control to no other agent."""
         __tracebackhide__ = True
+        from .._checks.invocation import handoffs as _handoffs
+
         return self._keep(_handoffs.has_no_handoffs(self._state, message=message))
 
     def does_not_have_handoffs(self, *, message: str | None = None) -> Self:
@@ -289,6 +337,8 @@ class HandoffInvocationFamily(AsserterBase):
         every invocation check). ``has_no_handoffs`` is the same check under its LangChain4j name;
         ``does_not_hand_off`` is the Monocle-style check of the handoffs inside the selection."""
         __tracebackhide__ = True
+        from .._checks.invocation import handoffs as _handoffs
+
         state = _handoffs.has_no_handoffs(self._state, message=message, as_called="does_not_have_handoffs")
         return self._keep(state)
 
@@ -306,12 +356,16 @@ class InvocationListFamily(AsserterBase):
         ``top_level_only()`` when an invocation started others. Not gated by failures: it is the record.
         """
         __tracebackhide__ = True
+        from .._checks.invocation import lists as _lists
+
         return _lists.tool_executions(self._state)
 
     def executed_tool_names(self) -> list[str]:
         """The names of ``tool_executions()``, failed ones included, e.g. for
         ``assert ta.assert_trace(t).executed_tool_names() == ["get_weather", "book"]``."""
         __tracebackhide__ = True
+        from .._checks.invocation import lists as _lists
+
         return _lists.executed_tool_names(self._state)
 
 

@@ -6,7 +6,6 @@ import os
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from .._checks.monocle import budget as _budget
 from .base import AsserterBase
 
 if TYPE_CHECKING:
@@ -33,6 +32,8 @@ class BudgetFamily(AsserterBase):
         its recorded total, else input + output. A selection without any token data fails, saying so.
         """
         __tracebackhide__ = True
+        from .._checks.monocle import budget as _budget
+
         return self._keep(_budget.under_token_limit(self._state, token_limit, message=message))
 
     def under_duration(
@@ -50,6 +51,8 @@ class BudgetFamily(AsserterBase):
         attribute. ``units``: "seconds" (default), "ms", "minutes".
         """
         __tracebackhide__ = True
+        from .._checks.monocle import budget as _budget
+
         return self._keep(
             _budget.under_duration(self._state, duration_limit, units, span_type, message=message)
         )

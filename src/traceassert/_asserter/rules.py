@@ -8,18 +8,13 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from .._checks.names import NameLike, NamesLike
-from .._checks.rules import budgets as _budgets
-from .._checks.rules import milestones as _milestones
-from .._checks.rules import privilege as _privilege
-from .._checks.rules import repeats as _repeats
-from .._checks.rules import schemas as _schemas
-from .._checks.rules import temporal as _temporal
-from .._checks.rules import tokens as _tokens
-from .._checks.rules.milestones import Milestone
 from .base import AsserterBase
 
 if TYPE_CHECKING:
     from typing_extensions import Self
+
+    from .._checks.rules.milestones import Milestone
+
 
 __all__ = ["MilestoneFamily", "OrderFamily", "PrivilegeFamily", "RunBudgetFamily"]
 
@@ -33,6 +28,8 @@ class OrderFamily(AsserterBase):
     def calls_tool_after(self, later: NameLike, earlier: NameLike, *, message: str | None = None) -> Self:
         """Some call of ``later`` starts after some call of ``earlier`` (names or patterns)."""
         __tracebackhide__ = True
+        from .._checks.rules import temporal as _temporal
+
         return self._keep(_temporal.calls_tool_after(self._state, later, earlier, message=message))
 
     def calls_tool_directly_after(
@@ -40,6 +37,8 @@ class OrderFamily(AsserterBase):
     ) -> Self:
         """Some call of ``earlier`` is followed, as the very next step, by a call of ``later``."""
         __tracebackhide__ = True
+        from .._checks.rules import temporal as _temporal
+
         return self._keep(_temporal.calls_tool_directly_after(self._state, later, earlier, message=message))
 
     def does_not_call_tool_after(
@@ -47,6 +46,8 @@ class OrderFamily(AsserterBase):
     ) -> Self:
         """No call of ``later`` starts after a call of ``earlier``."""
         __tracebackhide__ = True
+        from .._checks.rules import temporal as _temporal
+
         return self._keep(_temporal.does_not_call_tool_after(self._state, later, earlier, message=message))
 
     def calls_tool_only_after(
@@ -55,16 +56,22 @@ class OrderFamily(AsserterBase):
         """Every call of ``later`` comes after a successful call of ``earlier`` (``confirm_booking``
         only after ``get_consent``); no call of ``later`` at all passes."""
         __tracebackhide__ = True
+        from .._checks.rules import temporal as _temporal
+
         return self._keep(_temporal.calls_tool_only_after(self._state, later, earlier, message=message))
 
     def starts_with_tool(self, tool_name: NameLike, *, message: str | None = None) -> Self:
         """The run's first step is a call of ``tool_name``."""
         __tracebackhide__ = True
+        from .._checks.rules import temporal as _temporal
+
         return self._keep(_temporal.starts_with_tool(self._state, tool_name, message=message))
 
     def ends_with_tool(self, tool_name: NameLike, *, message: str | None = None) -> Self:
         """The run's last step (its last action) is a call of ``tool_name``."""
         __tracebackhide__ = True
+        from .._checks.rules import temporal as _temporal
+
         return self._keep(_temporal.ends_with_tool(self._state, tool_name, message=message))
 
     def has_retried_failed_tools(
@@ -79,6 +86,8 @@ class OrderFamily(AsserterBase):
         has other arguments; ``False``: the same ones. A call that records no outcome, with steps after
         it and no later successful call of it, cannot tell."""
         __tracebackhide__ = True
+        from .._checks.rules import repeats as _repeats
+
         return self._keep(
             _repeats.has_retried_failed_tools(
                 self._state, tool_name, changed_arguments=changed_arguments, message=message
@@ -89,6 +98,8 @@ class OrderFamily(AsserterBase):
         """No identical call (tool name and arguments) is made more than ``max_count`` times: loop
         detection."""
         __tracebackhide__ = True
+        from .._checks.rules import repeats as _repeats
+
         return self._keep(
             _repeats.does_not_repeat_tool_calls(self._state, max_count=max_count, message=message)
         )
@@ -96,6 +107,8 @@ class OrderFamily(AsserterBase):
     def does_not_repeat_tool_calls_in_a_row(self, *, message: str | None = None) -> Self:
         """No step is the same call (tool name and arguments) as the step right before it."""
         __tracebackhide__ = True
+        from .._checks.rules import repeats as _repeats
+
         return self._keep(_repeats.does_not_repeat_tool_calls_in_a_row(self._state, message=message))
 
 
@@ -115,6 +128,8 @@ class MilestoneFamily(AsserterBase):
         (failed ones too) fits a minefield (a ``ta.milestone`` without ``after=``, or a tool name or
         pattern)."""
         __tracebackhide__ = True
+        from .._checks.rules import milestones as _milestones
+
         return self._keep(
             _milestones.has_milestones(self._state, *milestones, minefields=minefields, message=message)
         )
@@ -138,6 +153,8 @@ class PrivilegeFamily(AsserterBase):
         tool in ``allowed`` and of none in ``denied`` (names or patterns; the deny-list wins). Failed
         calls count."""
         __tracebackhide__ = True
+        from .._checks.rules import privilege as _privilege
+
         return self._keep(
             _privilege.calls_only_tools(self._state, allowed, agent_name, denied=denied, message=message)
         )
@@ -145,6 +162,8 @@ class PrivilegeFamily(AsserterBase):
     def hands_off_only_to(self, agents: NamesLike, *, message: str | None = None) -> Self:
         """Every handoff made inside the selection goes to one of ``agents`` (names or patterns)."""
         __tracebackhide__ = True
+        from .._checks.rules import privilege as _privilege
+
         return self._keep(_privilege.hands_off_only_to(self._state, agents, message=message))
 
     def has_valid_tool_arguments(
@@ -154,6 +173,8 @@ class PrivilegeFamily(AsserterBase):
         ``tool_name`` when given) fit the JSON schema its tool was offered with (the model call's tool
         definitions, else the tool span's own schema). No recorded schema: "cannot tell"."""
         __tracebackhide__ = True
+        from .._checks.rules import schemas as _schemas
+
         return self._keep(_schemas.has_valid_tool_arguments(self._state, tool_name, message=message))
 
 
@@ -176,6 +197,8 @@ class RunBudgetFamily(AsserterBase):
         agent runs, ``handoffs`` handoffs and ``retries`` retries (calls whose previous call of the same
         tool failed) inside the selection: the limits given."""
         __tracebackhide__ = True
+        from .._checks.rules import budgets as _budgets
+
         return self._keep(
             _budgets.under_step_limits(
                 self._state,
@@ -202,6 +225,8 @@ class RunBudgetFamily(AsserterBase):
         ``total`` tokens in all, ``cache_read`` tokens read from the prompt cache and ``reasoning``
         reasoning tokens: the limits given. A count the trace does not record: "cannot tell"."""
         __tracebackhide__ = True
+        from .._checks.rules import tokens as _tokens
+
         return self._keep(
             _tokens.under_token_limits(
                 self._state,
@@ -217,4 +242,6 @@ class RunBudgetFamily(AsserterBase):
     def under_tool_failure_rate(self, max_rate: float, *, message: str | None = None) -> Self:
         """At most ``max_rate`` (a share: 0.25 for 25%) of the tool calls inside the selection failed."""
         __tracebackhide__ = True
+        from .._checks.rules import budgets as _budgets
+
         return self._keep(_budgets.under_tool_failure_rate(self._state, max_rate, message=message))

@@ -5,8 +5,6 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from .._checks.monocle import scopes as _scopes
-from .._checks.monocle import spans as _spans
 from .._model.span import Span
 from .base import AsserterBase
 
@@ -33,6 +31,8 @@ class SpanFamily(AsserterBase):
     ) -> TraceAsserter:
         """Narrow to the spans matching every criterion given; fail when none does."""
         __tracebackhide__ = True
+        from .._checks.monocle import spans as _spans
+
         return self._narrowed(
             "spans", _spans.where(self._state, attribute, event, predicate, message=message)
         )
@@ -47,6 +47,8 @@ class SpanFamily(AsserterBase):
     ) -> Self:
         """Fail when any selected span matches every criterion given."""
         __tracebackhide__ = True
+        from .._checks.monocle import spans as _spans
+
         return self._keep(_spans.does_not_match(self._state, attribute, event, predicate, message=message))
 
     def has_attribute(
@@ -54,6 +56,8 @@ class SpanFamily(AsserterBase):
     ) -> TraceAsserter:
         """Narrow to the spans carrying ``attribute_name`` (equal to ``expected`` when given)."""
         __tracebackhide__ = True
+        from .._checks.monocle import spans as _spans
+
         return self._narrowed(
             "spans", _spans.has_attribute(self._state, attribute_name, expected, message=message)
         )
@@ -63,6 +67,8 @@ class SpanFamily(AsserterBase):
     ) -> Self:
         """Fail when a selected span carries ``attribute_name`` (with value ``expected`` when given)."""
         __tracebackhide__ = True
+        from .._checks.monocle import spans as _spans
+
         return self._keep(
             _spans.does_not_have_attribute(self._state, attribute_name, expected, message=message)
         )
@@ -77,6 +83,8 @@ class SpanFamily(AsserterBase):
     ) -> TraceAsserter:
         """Narrow to the spans with an event ``event_name`` (carrying the attribute/value when given)."""
         __tracebackhide__ = True
+        from .._checks.monocle import spans as _spans
+
         return self._narrowed(
             "spans", _spans.has_event(self._state, event_name, attribute_name, expected, message=message)
         )
@@ -89,6 +97,8 @@ class SpanFamily(AsserterBase):
         """Select the spans carrying ``attribute_name`` (equal to ``expected`` when given); fail when
         none does. ``has_attribute`` is the same selector under its Monocle name."""
         __tracebackhide__ = True
+        from .._checks.monocle import spans as _spans
+
         state = _spans.has_attribute(
             self._state, attribute_name, expected, message=message, as_called="where_attribute"
         )
@@ -105,6 +115,8 @@ class SpanFamily(AsserterBase):
         """Select the spans with an event ``event_name`` (carrying the attribute, equal to ``expected``,
         when given); fail when none has. ``has_event`` is the same selector under its Monocle name."""
         __tracebackhide__ = True
+        from .._checks.monocle import spans as _spans
+
         state = _spans.has_event(
             self._state, event_name, attribute_name, expected, message=message, as_called="where_event"
         )
@@ -122,6 +134,8 @@ class ScopeFamily(AsserterBase):
         """Select the spans whose scope ``scope_name`` is set (equal to ``expected_value`` when given);
         fail when none is. A selector: ``with_scope`` is its name under the naming rule."""
         __tracebackhide__ = True
+        from .._checks.monocle import scopes as _scopes
+
         return self._narrowed(
             "spans", _scopes.has_scope(self._state, scope_name, expected_value, message=message)
         )
@@ -132,6 +146,8 @@ class ScopeFamily(AsserterBase):
         """Select the spans whose scope ``scope_name`` equals one of ``expected_values``; fail when none
         does. A selector: ``with_any_scope`` is its name under the naming rule."""
         __tracebackhide__ = True
+        from .._checks.monocle import scopes as _scopes
+
         return self._narrowed(
             "spans", _scopes.has_any_scope(self._state, scope_name, *expected_values, message=message)
         )
@@ -141,6 +157,8 @@ class ScopeFamily(AsserterBase):
     ) -> Self:
         """No selected span has scope ``scope_name`` (equal to ``unexpected_value`` when given)."""
         __tracebackhide__ = True
+        from .._checks.monocle import scopes as _scopes
+
         return self._keep(
             _scopes.does_not_have_scope(self._state, scope_name, unexpected_value, message=message)
         )
@@ -150,6 +168,8 @@ class ScopeFamily(AsserterBase):
     ) -> Self:
         """No selected span has scope ``scope_name`` equal to any of ``unexpected_values``."""
         __tracebackhide__ = True
+        from .._checks.monocle import scopes as _scopes
+
         return self._keep(
             _scopes.does_not_have_any_scope(self._state, scope_name, *unexpected_values, message=message)
         )
@@ -160,6 +180,8 @@ class ScopeFamily(AsserterBase):
         """Select the spans whose scope ``scope_name`` contains ``expected_substring`` (ignoring case);
         fail when none does. A selector: ``with_scope_containing`` is its name under the naming rule."""
         __tracebackhide__ = True
+        from .._checks.monocle import scopes as _scopes
+
         return self._narrowed(
             "spans", _scopes.contains_scope(self._state, scope_name, expected_substring, message=message)
         )
@@ -170,6 +192,8 @@ class ScopeFamily(AsserterBase):
         """Select the spans whose scope ``scope_name`` contains one of the substrings (ignoring case);
         fail when none does. A selector: ``with_any_scope_containing`` is its name under the naming rule."""
         __tracebackhide__ = True
+        from .._checks.monocle import scopes as _scopes
+
         return self._narrowed(
             "spans",
             _scopes.contains_any_scope(self._state, scope_name, *expected_substrings, message=message),
@@ -181,6 +205,8 @@ class ScopeFamily(AsserterBase):
         """No selected span has scope ``scope_name`` containing ``unexpected_substring`` (ignoring
         case)."""
         __tracebackhide__ = True
+        from .._checks.monocle import scopes as _scopes
+
         return self._keep(
             _scopes.does_not_contain_scope(self._state, scope_name, unexpected_substring, message=message)
         )
@@ -191,6 +217,8 @@ class ScopeFamily(AsserterBase):
         """No selected span has scope ``scope_name`` containing any of the substrings (ignoring
         case)."""
         __tracebackhide__ = True
+        from .._checks.monocle import scopes as _scopes
+
         return self._keep(
             _scopes.does_not_contain_any_scope(
                 self._state, scope_name, *unexpected_substrings, message=message
@@ -205,6 +233,8 @@ class ScopeFamily(AsserterBase):
         """Select the spans whose scope ``scope_name`` is set (equal to ``expected_value`` when given);
         fail when none is. ``has_scope`` is the same selector under its Monocle name."""
         __tracebackhide__ = True
+        from .._checks.monocle import scopes as _scopes
+
         state = _scopes.has_scope(
             self._state, scope_name, expected_value, message=message, as_called="where_scope"
         )
@@ -216,6 +246,8 @@ class ScopeFamily(AsserterBase):
         """Select the spans whose scope ``scope_name`` equals one of ``expected_values``; fail when none
         does. ``has_any_scope`` is the same selector under its Monocle name."""
         __tracebackhide__ = True
+        from .._checks.monocle import scopes as _scopes
+
         state = _scopes.has_any_scope(
             self._state, scope_name, *expected_values, message=message, as_called="where_any_scope"
         )
@@ -227,6 +259,8 @@ class ScopeFamily(AsserterBase):
         """Select the spans whose scope ``scope_name`` contains ``expected_substring`` (ignoring case);
         fail when none does. ``contains_scope`` is the same selector under its Monocle name."""
         __tracebackhide__ = True
+        from .._checks.monocle import scopes as _scopes
+
         state = _scopes.contains_scope(
             self._state, scope_name, expected_substring, message=message, as_called="where_scope_contains"
         )
@@ -238,6 +272,8 @@ class ScopeFamily(AsserterBase):
         """Select the spans whose scope ``scope_name`` contains one of the substrings (ignoring case);
         fail when none does. ``contains_any_scope`` is the same selector under its Monocle name."""
         __tracebackhide__ = True
+        from .._checks.monocle import scopes as _scopes
+
         state = _scopes.contains_any_scope(
             self._state,
             scope_name,

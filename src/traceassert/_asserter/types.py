@@ -49,11 +49,8 @@ class SelectionChecks(
 
 #: what a tool selection refuses, and why (the invocation checks and the turns are about agents)
 _AGENT_ONLY = frozenset(
-    name
-    for family in (InvocationFamily, TurnFamily)
-    for name in dir(family)
-    if not name.startswith("_") and name not in dir(SelectionChecks)
-)
+    name for family in (InvocationFamily, TurnFamily) for name in dir(family) if not name.startswith("_")
+).difference(dir(SelectionChecks))
 
 
 class ToolSelection(SelectionChecks):

@@ -19,7 +19,6 @@ from opentelemetry._logs._internal import ProxyLoggerProvider
 from opentelemetry.sdk._logs import LoggerProvider, LogRecordProcessor
 
 from .._errors import TraceCaptureError
-from .._model.logs import LogRecord
 from .routing import span_owners
 
 if TYPE_CHECKING:
@@ -58,6 +57,8 @@ class _LogProcessor(LogRecordProcessor):
         targets = [c for c in owners if c._open and c in active] if owners else active
         if not targets:
             return
+        from .._model.logs import LogRecord  # imported at the first record: most captures hold none
+
         record = LogRecord.from_readable(log_record)
         for cap in targets:
             cap._add_log(record)

@@ -6,16 +6,19 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
 from opentelemetry.sdk._logs import LoggerProvider
 from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 
-from .._model.logs import LogRecord, join_logs
 from .._model.span import Span
 from .._trace import Ledger, Trace
 from .diagnosis import other_providers, provider_replaced
 from .logs import global_logger_provider, log_processor_for, log_processors_leave
 from .routing import leave_all, processors_for
+
+if TYPE_CHECKING:
+    from .._model.logs import LogRecord
 
 __all__ = ["Capture", "Entry", "capture"]
 
@@ -127,6 +130,8 @@ class Capture:
 
         notes: list[str] = []
         if logs:
+            from .._model.logs import join_logs  # read for the captures that hold log records
+
             spans, notes = join_logs(spans, logs)
         result = Trace(spans, warnings=notes, source=self.name, ledger=self.ledger)
         with self._lock:

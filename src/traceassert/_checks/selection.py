@@ -7,21 +7,24 @@ checks are plain functions of it (``monocle/``, ``invocation/``), and the assert
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from os import PathLike
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from .._capture import Capture
 from .._errors import TraceCaptureError
 from .._model.records import AgentInvocation, ModelCall, ToolExecution
 from .._model.span import Span
-from .._receive import Receiver
 from .._trace import Trace
 from .examined import note_candidates, note_selected, note_spans
 from .nesting import outermost, span_owners
 
-__all__ = ["Nesting", "SelKind", "Selection", "selection_of"]
+if TYPE_CHECKING:
+    from .._capture import Capture
+    from .._receive import Receiver
+
+__all__ = ["Nesting", "SelKind", "Selection", "is_capture", "is_live", "selection_of"]
 
 #: what a selection holds: spans (the whole trace, or those a span selector kept), agent invocations
 #: (``called_agent``, ``handed_off_to``, ``turn``) or tool executions (``called_tool``)
@@ -264,11 +267,35 @@ class Selection:
         return f"the {len(positions)} selected span(s)"
 
 
+#: the classes of the sources read live, by module: a Capture, a Receiver
+_CAPTURE = ("traceassert._capture.recording", "Capture")
+_RECEIVER = ("traceassert._receive.handle", "Receiver")
+
+
+def _instance_of(source: object, where: tuple[str, str]) -> bool:
+    """Whether ``source`` is an instance of the class ``where`` names, asked without importing its
+    module: no object of a class exists before its module is imported, and the capture (OpenTelemetry's
+    SDK) and the receiver (the loaders, the servers) are not for every check of a trace to import."""
+    module = sys.modules.get(where[0])
+    cls = getattr(module, where[1], None) if module is not None else None
+    return isinstance(cls, type) and isinstance(source, cls)
+
+
+def is_capture(source: object) -> bool:
+    """Whether ``source`` is a ``Capture`` (without importing the capture)."""
+    return _instance_of(source, _CAPTURE)
+
+
+def is_live(source: object) -> bool:
+    """Whether ``source`` is read live: a ``Capture`` or a ``Receiver`` (importing neither)."""
+    return _instance_of(source, _CAPTURE) or _instance_of(source, _RECEIVER)
+
+
 def selection_of(source: Any) -> Selection:
     """The selection of a whole Trace, a Capture (read live), a Receiver (its trace, waited for) or an
     iterable of spans; TypeError for
     anything else (with the way to check a file)."""
-    if isinstance(source, Capture | Receiver):
+    if is_live(source):
         return Selection(capture=source)
 
     if isinstance(source, Trace):

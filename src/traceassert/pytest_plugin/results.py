@@ -64,7 +64,7 @@ class _ResultsPlugin:
     """Per-test results, the report file, the terminal summary and the repeat mark."""
 
     def __init__(self, config: pytest.Config) -> None:
-        from .._evaluation.report import SessionResults
+        from .._evaluation.session import SessionResults
 
         path = config.getoption("--traceassert-report")
         self.report_path = os.path.join(config.invocation_params.dir, path) if path else None
@@ -82,7 +82,6 @@ class _ResultsPlugin:
     @pytest.hookimpl(wrapper=True, tryfirst=True)
     def pytest_runtest_setup(self, item: pytest.Item) -> Generator[None, None, None]:
         from .._evaluation import results as _results
-        from .._evaluation.repeat import repeat_args
 
         _results.begin_test(item.nodeid)
         # what an earlier run of the item left
@@ -93,6 +92,8 @@ class _ResultsPlugin:
         result = yield
         marker = item.get_closest_marker(_REPEAT_MARK)
         if marker is not None:
+            from .._evaluation.repeat import repeat_args  # the repeat mark's options: for its tests only
+
             # a bad mark is this test's setup error (raised after every setup hook ran)
             repeat_args(marker.args, marker.kwargs)
         return result

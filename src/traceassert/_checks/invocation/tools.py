@@ -8,7 +8,6 @@ Capture's) ledger, so they add up across asserters.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Sequence
 
 from ..._model.records import AgentInvocation, ToolExecution
@@ -56,6 +55,8 @@ def tool_context(sel: Selection, name: NamePattern, tools: Sequence[ToolExecutio
     lines = [f"executions of {name!r} in scope ({len(mine)}):", tool_lines(mine)]
     names = sorted({t.name for t in tools})
     if not mine:
+        import difflib  # for a failure message only
+
         close = difflib.get_close_matches(name.text, names, n=3)
         if close:
             lines.append(f"did you mean: {', '.join(repr(c) for c in close)}?")
