@@ -18,10 +18,11 @@ holds its result (see ``conversation``).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from itertools import repeat
+from operator import attrgetter
 
 from .._dialects import DIALECTS, Operation
-from .._model.lazy import peek
+from .._model.lazy import peeker
 from .._model.records import AgentInvocation, Handoff, ModelCall, Retrieval, ToolExecution, ToolRequest
 from .._model.span import Span
 from .._model.tree import SpanTree
@@ -130,12 +131,30 @@ class Builder:
         # the recorded tree, with the moves of `_regroup` where parent ids hide an agent's work
         roots, children = regroup(trace, self.ops)
         stack: list[tuple[Span, Ctx]] = [(root, _NO_CTX) for root in reversed(roots)]
+        pop, push = stack.pop, stack.extend
+        op_of, kids_of = self.ops.get, children.get
+        visit_tool, visit_model, visit_agent, visit = (
+            self.visit_tool,
+            self.visit_model,
+            self.visit_agent,
+            self.visit,
+        )
         while stack:
-            span, ctx = stack.pop()
-            ctx = self.visit(span, ctx)
-            kids = children.get(id(span))
+            span, ctx = pop()
+            op = op_of(id(span))
+            if op is not None:  # `visit`, the common kinds dispatched here
+                kind = op.kind
+                if kind == "tool":
+                    ctx = visit_tool(span, op, ctx)
+                elif kind == "model":
+                    ctx = visit_model(span, op, ctx)
+                elif kind == "agent":
+                    ctx = visit_agent(span, op, ctx)
+                else:
+                    ctx = visit(span, ctx)
+            kids = kids_of(id(span))
             if kids:
-                stack.extend((kid, ctx) for kid in reversed(kids))
+                push(zip(reversed(kids), repeat(ctx)))
         # two instrumentation layers on one app record each step twice: one record per step
         merge_layers(self)
         index = AgentIndex(self.all_agents)
@@ -254,7 +273,7 @@ class Builder:
             name=op.name or span.name,
             arguments={},
             raw_arguments=op.arguments,
-            result=peek(op, "result"),
+            result=_op_result(op),
             call_id=op.call_id,
             failed=op.failed,
             error=op.error,
@@ -310,7 +329,7 @@ class Builder:
             agent=build.inv,
             span=span,
             dialect=op.dialect,
-            output=peek(op, "output"),
+            output=_op_output(op),
             spans=(span,),
         )
         build.model_ops[id(call)] = [op]
@@ -339,8 +358,11 @@ def _depth(inv: AgentInvocation) -> int:
     return d
 
 
-def _start(rec: Any) -> int:
-    return int(rec.start_ns)
+#: a record's start (every record the walk makes has its span)
+_start = attrgetter("start_ns")
+#: an operation's result and output as stored (content stays unread)
+_op_result = peeker(Operation, "result")
+_op_output = peeker(Operation, "output")
 
 
 def reconstruct(trace: SpanTree) -> Reconstruction:
