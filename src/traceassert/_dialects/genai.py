@@ -230,10 +230,12 @@ MCP_METHOD = "mcp.method.name"
 def classify(span: Span, *, events: bool = True) -> Operation | None:
     """The operation ``span`` records; ``events``: also read the message content its events (or the log
     records joined to it) carry (``_genai_events``), False for a dialect that reads its events itself."""
-    if events:
+    if events and span.events:
         span = with_event_content(span)
-    op = operation_name(span)
     attrs = span.attributes
+    op = attrs.get(k.OPERATION_NAME)  # `operation_name`, the common case inlined
+    if op.__class__ is not str or not op:
+        op = operation_name(span)
     if op is None:
         if k.TOOL_NAME in attrs and (k.TOOL_CALL_ARGUMENTS in attrs or k.TOOL_CALL_ID in attrs):
             op = k.OP_EXECUTE_TOOL
@@ -243,6 +245,8 @@ def classify(span: Span, *, events: bool = True) -> Operation | None:
             return Operation(kind="other", dialect=NAME, name=span.name)
         else:
             return None
+    if op in k.MODEL_OPERATIONS or op == aa.MODEL_OPERATION:
+        return model_fields(span, op)
     failed = _failed(span)
     error = error_info(span) if failed else None
     if op == k.OP_INVOKE_AGENT:
@@ -278,8 +282,6 @@ def classify(span: Span, *, events: bool = True) -> Operation | None:
             failed=failed,
             error=error,
         )
-    if op in k.MODEL_OPERATIONS or op == aa.MODEL_OPERATION:
-        return model_fields(span, op)
     if op == k.OP_RETRIEVAL:
         docs = maybe_json(attrs.get(k.RETRIEVAL_DOCUMENTS))
         return Operation(

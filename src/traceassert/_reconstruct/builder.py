@@ -122,17 +122,21 @@ class Builder:
             self.unclassified = [span for span, op in zip(spans, ops, strict=True) if op is None]
         # dialects whose spans need the tree to say what they are (e.g. a LangGraph graph run in a node)
         # (a dialect refines only its own operations: skipped when the trace has none of them)
+        # (``by_span``: the same operations keyed by the span itself, whose ``get`` is a lookup in C; spans
+        # hash by identity)
+        by_span: dict[Span, Operation | None] = dict(zip(spans, ops, strict=True))
         present = {op.dialect for op in self.ops.values()}
         for dialect in DIALECTS:
             refine = getattr(dialect, "refine", None)
             if refine is not None and dialect.NAME in present:
-                for span, op in refine(trace, lambda s: self.ops.get(id(s))):
+                for span, op in refine(trace, by_span.get):
                     self.ops[id(span)] = op
+                    by_span[span] = op
         # the recorded tree, with the moves of `_regroup` where parent ids hide an agent's work
         roots, children = regroup(trace, self.ops)
         stack: list[tuple[Span, Ctx]] = [(root, _NO_CTX) for root in reversed(roots)]
         pop, push = stack.pop, stack.extend
-        op_of, kids_of = self.ops.get, children.get
+        op_of, kids_of = by_span.get, children.get
         visit_tool, visit_model, visit_agent, visit = (
             self.visit_tool,
             self.visit_model,
@@ -141,7 +145,7 @@ class Builder:
         )
         while stack:
             span, ctx = pop()
-            op = op_of(id(span))
+            op = op_of(span)
             if op is not None:  # `visit`, the common kinds dispatched here
                 kind = op.kind
                 if kind == "tool":
