@@ -13,7 +13,7 @@ from .._model.span import Span
 from . import _langgraph as lg
 from . import _llamaindex as li
 from . import _smolagents as sa
-from ._base import Operation, as_int, as_str, as_str_tuple, error_info, maybe_json
+from ._base import Operation, as_int, as_str, as_str_tuple, error_info, maybe_json, model_op, tool_op
 from ._messages import final_text, requested_tool_calls, user_text
 from ._openinference_attrs import (
     AGENT_NAME,
@@ -142,8 +142,7 @@ def model_operation(span: Span, operation: str, failed: bool | None, error: Erro
         or as_str(attrs.get(EMBEDDING_MODEL_NAME))
     )
 
-    return Operation(
-        kind="model",
+    return model_op(
         dialect=NAME,
         operation=operation,
         model=model,
@@ -195,8 +194,7 @@ def tool_operation(span: Span, failed: bool | None, error: ErrorInfo | None) -> 
     else:
         result = later(_result, raw)
 
-    return Operation(
-        kind="tool",
+    return tool_op(
         dialect=NAME,
         name=tool_name(span),
         call_id=call_id,

@@ -32,7 +32,9 @@ from ._base import (
     as_str_tuple,
     error_info,
     maybe_json,
+    model_op,
     parsed_later,
+    tool_op,
 )
 from ._genai_events import with_event_content
 from ._handoffs import handoff_span
@@ -197,8 +199,7 @@ def model_fields(span: Span, op: str, dialect: str = NAME) -> Operation:
     if stream is None:
         stream = attrs.get("gen_ai.is_streaming")
     failed = _failed(span)
-    return Operation(
-        kind="model",
+    return model_op(
         dialect=dialect,
         operation=op,
         model=as_str(attrs.get(k.RESPONSE_MODEL)) or as_str(attrs.get(k.REQUEST_MODEL)),
@@ -270,8 +271,7 @@ def classify(span: Span, *, events: bool = True) -> Operation | None:
         if raw_args is None and result is None:  # any-agent's own keys
             raw_args, result = attrs.get(aa.TOOL_ARGS), attrs.get(aa.OUTPUT)
         arguments = _tool_arguments(raw_args)
-        return Operation(
-            kind="tool",
+        return tool_op(
             dialect=NAME,
             name=as_str(attrs.get(k.TOOL_NAME)) or _name_after_op(span, op) or span.name,
             call_id=as_str(attrs.get(k.TOOL_CALL_ID)),

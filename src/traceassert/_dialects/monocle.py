@@ -38,7 +38,9 @@ from ._base import (
     error_info,
     failed_tool_result_not_recorded,
     maybe_json,
+    model_op,
     parsed_later,
+    tool_op,
 )
 from ._handoffs import handoff_span
 from ._messages import message_text
@@ -211,8 +213,7 @@ def _model(
     if not provider or provider == "generic":
         provider = entity_in(entities, attrs, ("inference.",), "provider_name") or provider or None
     response = event_value(events, "data.output", "response", last=True)
-    return Operation(
-        kind="model",
+    return model_op(
         dialect=NAME,
         name=span.name,
         operation="embeddings" if embedding else "chat",
@@ -300,10 +301,10 @@ def classify(span: Span) -> Operation | None:
     if span_type in _TOOL_TYPES:
         # the tool is entity 1; its type is set only when the call returns, so fall back to the index
         name = entity(attrs, "tool.", "mcp.") or as_str(attrs.get("entity.1.name")) or span.name
-        return Operation(
-            kind="tool",
+        return tool_op(
             dialect=NAME,
             name=name,
+            call_id=None,
             arguments=inp,
             result=parsed_later(out),
             input=inp,

@@ -273,17 +273,17 @@ class Builder:
             self.tool_ops[id(current)].append(op)
             return ctx
         build = self.builds[id(agent)] if agent is not None else self.owner(span, ctx)
-        tool = ToolExecution(
-            name=op.name or span.name,
-            arguments={},
-            raw_arguments=op.arguments,
-            result=_op_result(op),
-            call_id=op.call_id,
-            failed=op.failed,
-            error=op.error,
-            agent=build.inv,
-            span=span,
-            dialect=op.dialect,
+        tool = ToolExecution(  # positional: a call with keywords costs twice as much (one per span)
+            op.name or span.name,  # name
+            {},  # arguments
+            op.arguments,  # raw_arguments
+            _op_result(op),  # result
+            op.call_id,  # call_id
+            op.failed,  # failed
+            op.error,  # error
+            build.inv,  # agent
+            span,  # span
+            op.dialect,  # dialect
         )
         self.tool_ops[id(tool)] = [op]
         build.tools.append(tool)
@@ -319,22 +319,22 @@ class Builder:
         if total is None and (inp is not None or out is not None):
             total = (inp or 0) + (out or 0)
         failed = bool(op.failed)
-        call = ModelCall(
-            operation=op.operation,
-            model=op.model,
-            provider=op.provider,
-            input_tokens=inp,
-            output_tokens=out,
-            total_tokens=total,
-            finish_reasons=op.finish_reasons,
-            streamed=op.streamed,
-            failed=failed,
-            error=op.error if failed else None,
-            agent=build.inv,
-            span=span,
-            dialect=op.dialect,
-            output=_op_output(op),
-            spans=(span,),
+        call = ModelCall(  # positional: a call with keywords costs twice as much (one per span)
+            op.operation,  # operation
+            op.model,  # model
+            op.provider,  # provider
+            inp,  # input_tokens
+            out,  # output_tokens
+            total,  # total_tokens
+            op.finish_reasons,  # finish_reasons
+            op.streamed,  # streamed
+            failed,  # failed
+            op.error if failed else None,  # error
+            build.inv,  # agent
+            span,  # span
+            op.dialect,  # dialect
+            _op_output(op),  # output
+            (span,),  # spans
         )
         build.model_ops[id(call)] = [op]
         build.models.append(call)

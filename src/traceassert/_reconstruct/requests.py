@@ -261,12 +261,12 @@ def build_requests(build: AgentBuild) -> list[tuple[tuple[int, int], ToolRequest
     for m_index, call in enumerate(build.models):
         own = []
         for r_index, req in enumerate(_requests(build.model_ops[id(call)])):
-            request = ToolRequest(
-                name=req.name,
-                arguments=later(parse_arguments, req.arguments),  # read when first used
-                call_id=req.call_id,
-                raw_arguments=req.arguments,
-                model_call=call,
+            request = ToolRequest(  # positional: a call with keywords costs twice as much
+                req.name,  # name
+                later(parse_arguments, req.arguments),  # arguments, read when first used
+                req.call_id,  # call_id
+                req.arguments,  # raw_arguments
+                call,  # model_call
             )
             own.append(request)
             out.append(((m_index, r_index), request))
