@@ -93,9 +93,15 @@ def span_error(span: Span) -> ErrorInfo | None:
 
 
 def _tokens(attrs: Mapping[str, Any]) -> tuple[int | None, int | None, int | None]:
-    inp = as_int(attrs.get(TOKENS_PROMPT))
-    out = as_int(attrs.get(TOKENS_COMPLETION))
-    total = as_int(attrs.get(TOKENS_TOTAL))
+    # ``as_int``, skipped for the usual int (it returns one as it is)
+    get = attrs.get
+    inp, out, total = get(TOKENS_PROMPT), get(TOKENS_COMPLETION), get(TOKENS_TOTAL)
+    if inp.__class__ is not int:
+        inp = as_int(inp)
+    if out.__class__ is not int:
+        out = as_int(out)
+    if total.__class__ is not int:
+        total = as_int(total)
     if total is None and (inp is not None or out is not None):
         total = (inp or 0) + (out or 0)
     return inp, out, total

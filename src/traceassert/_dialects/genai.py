@@ -106,13 +106,21 @@ def _name_after_op(span: Span, op: str) -> str | None:
 
 
 def _tokens(attrs: Mapping[str, Any]) -> tuple[int | None, int | None, int | None]:
-    inp = as_int(attrs.get(k.USAGE_INPUT_TOKENS))
+    # ``as_int``, skipped for the usual int or None (it returns them as they are)
+    get = attrs.get
+    inp = get(k.USAGE_INPUT_TOKENS)
+    if inp.__class__ is not int:
+        inp = as_int(inp)
     if inp is None:
-        inp = as_int(attrs.get(k.USAGE_PROMPT_TOKENS))
-    out = as_int(attrs.get(k.USAGE_OUTPUT_TOKENS))
+        inp = as_int(get(k.USAGE_PROMPT_TOKENS))
+    out = get(k.USAGE_OUTPUT_TOKENS)
+    if out.__class__ is not int:
+        out = as_int(out)
     if out is None:
-        out = as_int(attrs.get(k.USAGE_COMPLETION_TOKENS))
-    total = as_int(attrs.get(k.USAGE_TOTAL_TOKENS))
+        out = as_int(get(k.USAGE_COMPLETION_TOKENS))
+    total = get(k.USAGE_TOTAL_TOKENS)
+    if total.__class__ is not int:
+        total = as_int(total)
     if total is None and (inp is not None or out is not None):
         total = (inp or 0) + (out or 0)
     return inp, out, total
