@@ -174,7 +174,8 @@ def _tool_result(value: Any) -> tuple[Any, str | None]:
     """The tool's result and call id: a serialised LangChain ``ToolMessage`` gives its content."""
     parsed = maybe_json(value)
     if (
-        isinstance(parsed, Mapping)
+        parsed.__class__ is not str  # (most results are text: no isinstance of an ABC for them)
+        and isinstance(parsed, Mapping)
         and parsed.get("type") == "tool"
         and isinstance(parsed.get("data"), Mapping)
     ):

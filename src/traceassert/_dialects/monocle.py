@@ -167,6 +167,8 @@ def _error_code(events: Events) -> str | None:
 
     Monocle also puts a result's own ``status`` there (``completed``, ``incomplete``, ...): not failures.
     """
+    if "data.output" not in events:
+        return None
     code = as_str(event_value(events, "data.output", "error_code"))
     if code is None:
         return None
@@ -198,12 +200,15 @@ def _model(
 ) -> Operation:
     attrs = span.attributes
     entities = entities_of(attrs)  # four lookups: the entities read once
-    prompt = as_int(event_value(events, "metadata", "prompt_tokens", "input_tokens"))
-    completion = as_int(event_value(events, "metadata", "completion_tokens", "output_tokens"))
-    total = as_int(event_value(events, "metadata", "total_tokens"))
+    if "metadata" in events:
+        prompt = as_int(event_value(events, "metadata", "prompt_tokens", "input_tokens"))
+        completion = as_int(event_value(events, "metadata", "completion_tokens", "output_tokens"))
+        total = as_int(event_value(events, "metadata", "total_tokens"))
+        reason = as_str(event_value(events, "metadata", "finish_reason"))
+    else:  # (a provider call inside a framework's: no usage, nothing to look up)
+        prompt = completion = total = reason = None
     if total is None and (prompt is not None or completion is not None):
         total = (prompt or 0) + (completion or 0)
-    reason = as_str(event_value(events, "metadata", "finish_reason"))
     embedding = (
         span_type.startswith("embedding") or entity_in(entities, attrs, ("model.embedding",)) is not None
     )
