@@ -135,7 +135,7 @@ def model_op(
     name: str | None = None,
 ) -> Operation:
     """``Operation(kind="model", ...)``, made with positional arguments: the build makes one per model
-    call, and keywords matched against the 27 fields of `Operation` cost more than the rest of it."""
+    call, and keywords matched against the 28 fields of `Operation` cost more than the rest of it."""
     return Operation(
         "model", dialect, name, input, output, None, None, None, operation, model, provider, input_tokens,
         output_tokens, total_tokens, finish_reasons, streamed, requested_tools, None, (), None, None, None,
