@@ -152,10 +152,14 @@ def _hint(span: Span, hinters: tuple[Hinter, ...], trace_scopes: frozenset[str])
     return None
 
 
-def scope_hints(spans: Sequence[Span]) -> dict[int, str]:
+def scope_hints(spans: Sequence[Span], keys: Sequence[tuple[str, ...]] | None = None) -> dict[int, str]:
     """``id(span) -> scope`` for the spans without an instrumentation scope whose producer's scope their
-    attributes, names and trace tell (see the module docstring)."""
-    scopeless = [span for span in spans if span.scope_name is None]
+    attributes, names and trace tell (see the module docstring). ``keys``: ``tuple(span.attributes)`` of
+    each span, when the caller has them."""
+    if keys is None:
+        scopeless = [(span, tuple(span.attributes)) for span in spans if span.scope_name is None]
+    else:
+        scopeless = [(span, k) for span, k in zip(spans, keys, strict=True) if span.scope_name is None]
     if not scopeless or not _ALL_HINTERS:
         return {}
     by_trace: dict[str, set[str]] = {}
@@ -164,8 +168,8 @@ def scope_hints(spans: Sequence[Span]) -> dict[int, str]:
             by_trace.setdefault(span.trace_id, set()).add(span.scope_name)
     hints: dict[int, str] = {}
     rest: list[Span] = []
-    for span in scopeless:
-        hinters = _own_hinters(tuple(span.attributes))
+    for span, span_keys in scopeless:
+        hinters = _own_hinters(span_keys)
         scope = _hint(span, hinters, _NO_SCOPES) if hinters else None
         if scope is None:
             rest.append(span)
@@ -189,16 +193,16 @@ def classify_spans(
     producer writes where `scope_hints` tells it; the OpenAI Agents SDK's trace span is a workflow
     (`workflow_roots`). ``signatures``, when given, gets the positions of the spans of each set of
     attribute keys (in the same walk: the span tree's attribute index is made of them)."""
-    hints = scope_hints(spans)
+    all_keys = [tuple(span.attributes) for span in spans]  # each span's key signature, made once
+    hints = scope_hints(spans, all_keys)
     out: list[Operation | None] = []
     append = out.append
     if signatures is None:
         signatures = {}
     named: list[int] = []
-    for i, span in enumerate(spans):
+    for i, (span, keys) in enumerate(zip(spans, all_keys, strict=True)):
         if span.name == TRACE_SPAN_NAME:
             named.append(i)
-        keys = tuple(span.attributes)
         positions = signatures.get(keys)
         if positions is None:
             signatures[keys] = [i]

@@ -47,8 +47,10 @@ __all__ = [
     "failed_tool_result_not_recorded",
     "loads_json",
     "maybe_json",
+    "model_op",
     "parsed_later",
     "shallow_json",
+    "tool_op",
 ]
 
 OpKind = Literal["agent", "tool", "model", "retrieval", "workflow", "handoff", "other"]
@@ -112,6 +114,52 @@ class Operation:
     #: an agent span the producer may have parented on a workflow root instead of on the tool or agent
     #: that ran it: nest it in the innermost tool or agent span that encloses it in time
     nest_by_time: bool = False
+
+
+def model_op(
+    *,
+    dialect: str,
+    operation: str | None,
+    model: str | None,
+    provider: str | None,
+    input_tokens: int | None,
+    output_tokens: int | None,
+    total_tokens: int | None,
+    finish_reasons: tuple[str, ...],
+    input: Any,
+    output: Any,
+    requested_tools: tuple[ToolCallRequest, ...],
+    failed: bool | None,
+    error: ErrorInfo | None,
+    streamed: bool | None = None,
+    name: str | None = None,
+) -> Operation:
+    """``Operation(kind="model", ...)``, made with positional arguments: the build makes one per model
+    call, and keywords matched against the 28 fields of `Operation` cost more than the rest of it."""
+    return Operation(
+        "model", dialect, name, input, output, None, None, None, operation, model, provider, input_tokens,
+        output_tokens, total_tokens, finish_reasons, streamed, requested_tools, None, (), None, None, None,
+        failed, False, error,
+    )  # fmt: skip
+
+
+def tool_op(
+    *,
+    dialect: str,
+    name: str | None,
+    call_id: str | None,
+    arguments: Any,
+    result: Any,
+    input: Any,
+    output: Any,
+    failed: bool | None,
+    error: ErrorInfo | None,
+) -> Operation:
+    """``Operation(kind="tool", ...)``, made with positional arguments (see `model_op`)."""
+    return Operation(
+        "tool", dialect, name, input, output, call_id, arguments, result, None, None, None, None, None, None,
+        (), None, (), None, (), None, None, None, failed, False, error,
+    )  # fmt: skip
 
 
 _JSON_STARTS = frozenset('{["tfn \t\r\n')

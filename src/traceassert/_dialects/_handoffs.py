@@ -104,7 +104,7 @@ def langgraph_handoff(tool: Operation) -> Operation:
     """``tool`` as a handoff when its result is a LangGraph ``Command`` to the parent graph (a supervisor's
     ``transfer_to_*`` tool), else ``tool`` itself."""
     pending = peek(tool, "result")
-    if pending.__class__ is Deferred and _no_command(pending.arg):
+    if pending.__class__ is Deferred and _no_command(pending.args[0]):
         return tool  # its result is not read for this: the text holds no Command
     target = lg.parent_command_target(tool.result)
     return tool if target is None else handoff_operation(tool, None, target)

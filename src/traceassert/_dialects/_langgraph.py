@@ -37,7 +37,7 @@ _SEND_NODE = re.compile(r"Send\(node=['\"](?P<node>[^'\"]+)['\"]")
 def metadata(value: Any) -> Mapping[str, Any]:
     """The run's metadata from a JSON string or a mapping; empty when there is none."""
     value = maybe_json(value)
-    return value if isinstance(value, Mapping) else {}
+    return value if value.__class__ is dict or isinstance(value, Mapping) else {}
 
 
 def is_node(span: Span, meta: Mapping[str, Any]) -> bool:

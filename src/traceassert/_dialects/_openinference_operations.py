@@ -13,7 +13,7 @@ from .._model.span import Span
 from . import _langgraph as lg
 from . import _llamaindex as li
 from . import _smolagents as sa
-from ._base import Operation, as_int, as_str, as_str_tuple, error_info, maybe_json
+from ._base import Operation, as_int, as_str, as_str_tuple, error_info, maybe_json, model_op, tool_op
 from ._messages import final_text, requested_tool_calls, user_text
 from ._openinference_attrs import (
     AGENT_NAME,
@@ -93,9 +93,15 @@ def span_error(span: Span) -> ErrorInfo | None:
 
 
 def _tokens(attrs: Mapping[str, Any]) -> tuple[int | None, int | None, int | None]:
-    inp = as_int(attrs.get(TOKENS_PROMPT))
-    out = as_int(attrs.get(TOKENS_COMPLETION))
-    total = as_int(attrs.get(TOKENS_TOTAL))
+    # ``as_int``, skipped for the usual int (it returns one as it is)
+    get = attrs.get
+    inp, out, total = get(TOKENS_PROMPT), get(TOKENS_COMPLETION), get(TOKENS_TOTAL)
+    if inp.__class__ is not int:
+        inp = as_int(inp)
+    if out.__class__ is not int:
+        out = as_int(out)
+    if total.__class__ is not int:
+        total = as_int(total)
     if total is None and (inp is not None or out is not None):
         total = (inp or 0) + (out or 0)
     return inp, out, total
@@ -142,8 +148,7 @@ def model_operation(span: Span, operation: str, failed: bool | None, error: Erro
         or as_str(attrs.get(EMBEDDING_MODEL_NAME))
     )
 
-    return Operation(
-        kind="model",
+    return model_op(
         dialect=NAME,
         operation=operation,
         model=model,
@@ -169,7 +174,8 @@ def _tool_result(value: Any) -> tuple[Any, str | None]:
     """The tool's result and call id: a serialised LangChain ``ToolMessage`` gives its content."""
     parsed = maybe_json(value)
     if (
-        isinstance(parsed, Mapping)
+        parsed.__class__ is not str  # (most results are text: no isinstance of an ABC for them)
+        and isinstance(parsed, Mapping)
         and parsed.get("type") == "tool"
         and isinstance(parsed.get("data"), Mapping)
     ):
@@ -195,8 +201,7 @@ def tool_operation(span: Span, failed: bool | None, error: ErrorInfo | None) -> 
     else:
         result = later(_result, raw)
 
-    return Operation(
-        kind="tool",
+    return tool_op(
         dialect=NAME,
         name=tool_name(span),
         call_id=call_id,

@@ -32,7 +32,9 @@ from ._base import (
     as_str_tuple,
     error_info,
     maybe_json,
+    model_op,
     parsed_later,
+    tool_op,
 )
 from ._genai_events import with_event_content
 from ._handoffs import handoff_span
@@ -104,13 +106,21 @@ def _name_after_op(span: Span, op: str) -> str | None:
 
 
 def _tokens(attrs: Mapping[str, Any]) -> tuple[int | None, int | None, int | None]:
-    inp = as_int(attrs.get(k.USAGE_INPUT_TOKENS))
+    # ``as_int``, skipped for the usual int or None (it returns them as they are)
+    get = attrs.get
+    inp = get(k.USAGE_INPUT_TOKENS)
+    if inp.__class__ is not int:
+        inp = as_int(inp)
     if inp is None:
-        inp = as_int(attrs.get(k.USAGE_PROMPT_TOKENS))
-    out = as_int(attrs.get(k.USAGE_OUTPUT_TOKENS))
+        inp = as_int(get(k.USAGE_PROMPT_TOKENS))
+    out = get(k.USAGE_OUTPUT_TOKENS)
+    if out.__class__ is not int:
+        out = as_int(out)
     if out is None:
-        out = as_int(attrs.get(k.USAGE_COMPLETION_TOKENS))
-    total = as_int(attrs.get(k.USAGE_TOTAL_TOKENS))
+        out = as_int(get(k.USAGE_COMPLETION_TOKENS))
+    total = get(k.USAGE_TOTAL_TOKENS)
+    if total.__class__ is not int:
+        total = as_int(total)
     if total is None and (inp is not None or out is not None):
         total = (inp or 0) + (out or 0)
     return inp, out, total
@@ -197,8 +207,7 @@ def model_fields(span: Span, op: str, dialect: str = NAME) -> Operation:
     if stream is None:
         stream = attrs.get("gen_ai.is_streaming")
     failed = _failed(span)
-    return Operation(
-        kind="model",
+    return model_op(
         dialect=dialect,
         operation=op,
         model=as_str(attrs.get(k.RESPONSE_MODEL)) or as_str(attrs.get(k.REQUEST_MODEL)),
@@ -230,10 +239,12 @@ MCP_METHOD = "mcp.method.name"
 def classify(span: Span, *, events: bool = True) -> Operation | None:
     """The operation ``span`` records; ``events``: also read the message content its events (or the log
     records joined to it) carry (``_genai_events``), False for a dialect that reads its events itself."""
-    if events:
+    if events and span.events:
         span = with_event_content(span)
-    op = operation_name(span)
     attrs = span.attributes
+    op = attrs.get(k.OPERATION_NAME)  # `operation_name`, the common case inlined
+    if op.__class__ is not str or not op:
+        op = operation_name(span)
     if op is None:
         if k.TOOL_NAME in attrs and (k.TOOL_CALL_ARGUMENTS in attrs or k.TOOL_CALL_ID in attrs):
             op = k.OP_EXECUTE_TOOL
@@ -243,6 +254,8 @@ def classify(span: Span, *, events: bool = True) -> Operation | None:
             return Operation(kind="other", dialect=NAME, name=span.name)
         else:
             return None
+    if op in k.MODEL_OPERATIONS or op == aa.MODEL_OPERATION:
+        return model_fields(span, op)
     failed = _failed(span)
     error = error_info(span) if failed else None
     if op == k.OP_INVOKE_AGENT:
@@ -266,8 +279,7 @@ def classify(span: Span, *, events: bool = True) -> Operation | None:
         if raw_args is None and result is None:  # any-agent's own keys
             raw_args, result = attrs.get(aa.TOOL_ARGS), attrs.get(aa.OUTPUT)
         arguments = _tool_arguments(raw_args)
-        return Operation(
-            kind="tool",
+        return tool_op(
             dialect=NAME,
             name=as_str(attrs.get(k.TOOL_NAME)) or _name_after_op(span, op) or span.name,
             call_id=as_str(attrs.get(k.TOOL_CALL_ID)),
@@ -278,8 +290,6 @@ def classify(span: Span, *, events: bool = True) -> Operation | None:
             failed=failed,
             error=error,
         )
-    if op in k.MODEL_OPERATIONS or op == aa.MODEL_OPERATION:
-        return model_fields(span, op)
     if op == k.OP_RETRIEVAL:
         docs = maybe_json(attrs.get(k.RETRIEVAL_DOCUMENTS))
         return Operation(

@@ -38,11 +38,21 @@ from ._base import (
     error_info,
     failed_tool_result_not_recorded,
     maybe_json,
+    model_op,
     parsed_later,
+    tool_op,
 )
 from ._handoffs import handoff_span
 from ._messages import message_text
 from ._monocle_args import name_arguments
+from ._monocle_read import (
+    Events,
+    entities_of,
+    entity,
+    entity_in,
+    event_value,
+    events_of,
+)
 
 __all__ = ["NAME", "RECORDS_TOOL_EXECUTIONS", "classify", "entity", "refine"]
 
@@ -82,48 +92,6 @@ def _is_monocle(span: Span, span_type: str) -> bool:
     # files exported without the version key: a known span.type together with Monocle's entities
     known = span_type in _KNOWN or span_type in _OTHER_TYPES or span_type.endswith(_MODELAPI)
     return known and ("entity.count" in attrs or any(key.startswith("entity.1.") for key in attrs))
-
-
-#: ``entity.N.type`` and ``entity.N.name`` for the usual N (built once, not per lookup)
-_ENTITY_KEYS = tuple((f"entity.{n}.type", f"entity.{n}.name") for n in range(32))
-
-
-def entity(attrs: Mapping[str, Any], *prefixes: str, key: str = "name") -> str | None:
-    """``entity.N.<key>`` of the lowest-numbered entity whose type starts with one of ``prefixes``."""
-    index = 1
-    misses = 0
-    get = attrs.get
-    while misses < 3:  # entity numbers are dense in practice; tolerate a small gap
-        type_key, name_key = (
-            _ENTITY_KEYS[index] if index < 32 else (f"entity.{index}.type", f"entity.{index}.name")
-        )
-        etype = get(type_key)
-        name = get(name_key)
-        if etype is None and name is None:
-            misses += 1
-        else:
-            misses = 0
-            if isinstance(etype, str) and etype.startswith(prefixes):
-                value = name if key == "name" else get(f"entity.{index}.{key}")
-                if value is not None and value != "":
-                    return as_str(value)
-        index += 1
-    return None
-
-
-def _event_value(span: Span, event: str, *keys: str, last: bool = False) -> Any:
-    events = span.events
-    if not events:
-        return None
-    for ev in reversed(events) if last else events:
-        if ev.name != event:
-            continue
-        attrs = ev.attributes
-        for key in keys:
-            value = attrs.get(key)
-            if value is not None and value != "":
-                return value
-    return None
 
 
 def _text(value: Any) -> Any:
@@ -194,12 +162,14 @@ def _requests(value: Any) -> tuple[ToolCallRequest, ...]:
     return tuple(out)
 
 
-def _error_code(span: Span) -> str | None:
+def _error_code(events: Events) -> str | None:
     """``data.output`` ``error_code`` when it reports a failure: ``error`` or an HTTP-style code >= 400.
 
     Monocle also puts a result's own ``status`` there (``completed``, ``incomplete``, ...): not failures.
     """
-    code = as_str(_event_value(span, "data.output", "error_code"))
+    if "data.output" not in events:
+        return None
+    code = as_str(event_value(events, "data.output", "error_code"))
     if code is None:
         return None
     number = as_int(code)
@@ -208,8 +178,8 @@ def _error_code(span: Span) -> str | None:
     return None
 
 
-def _outcome(span: Span) -> tuple[bool | None, ErrorInfo | None]:
-    code = _error_code(span)
+def _outcome(span: Span, events: Events) -> tuple[bool | None, ErrorInfo | None]:
+    code = _error_code(events)
     if span.status.code == "ERROR" or code is not None:
         info = error_info(span)
         if info is None or (info.type is None and info.message is None):
@@ -220,33 +190,45 @@ def _outcome(span: Span) -> tuple[bool | None, ErrorInfo | None]:
     return False, None
 
 
-def _model(span: Span, span_type: str, failed: bool | None, error: ErrorInfo | None) -> Operation:
+def _model(
+    span: Span,
+    span_type: str,
+    failed: bool | None,
+    error: ErrorInfo | None,
+    events: Events,
+    inp: Any,
+) -> Operation:
     attrs = span.attributes
-    prompt = as_int(_event_value(span, "metadata", "prompt_tokens", "input_tokens"))
-    completion = as_int(_event_value(span, "metadata", "completion_tokens", "output_tokens"))
-    total = as_int(_event_value(span, "metadata", "total_tokens"))
+    entities = entities_of(attrs)  # four lookups: the entities read once
+    if "metadata" in events:
+        prompt = as_int(event_value(events, "metadata", "prompt_tokens", "input_tokens"))
+        completion = as_int(event_value(events, "metadata", "completion_tokens", "output_tokens"))
+        total = as_int(event_value(events, "metadata", "total_tokens"))
+        reason = as_str(event_value(events, "metadata", "finish_reason"))
+    else:  # (a provider call inside a framework's: no usage, nothing to look up)
+        prompt = completion = total = reason = None
     if total is None and (prompt is not None or completion is not None):
         total = (prompt or 0) + (completion or 0)
-    reason = as_str(_event_value(span, "metadata", "finish_reason"))
-    embedding = span_type.startswith("embedding") or entity(attrs, "model.embedding") is not None
+    embedding = (
+        span_type.startswith("embedding") or entity_in(entities, attrs, ("model.embedding",)) is not None
+    )
     # the provider is the inference entity's type ("inference.openai"); provider_name is its host name
-    ptype = entity(attrs, "inference.", key="type")
+    ptype = entity_in(entities, attrs, ("inference.",), "type")
     provider = ptype.partition(".")[2] if ptype else None
     if not provider or provider == "generic":
-        provider = entity(attrs, "inference.", key="provider_name") or provider or None
-    response = _event_value(span, "data.output", "response", last=True)
-    return Operation(
-        kind="model",
+        provider = entity_in(entities, attrs, ("inference.",), "provider_name") or provider or None
+    response = event_value(events, "data.output", "response", last=True)
+    return model_op(
         dialect=NAME,
         name=span.name,
         operation="embeddings" if embedding else "chat",
-        model=entity(attrs, "model.llm.", "model.embedding.", "model."),
+        model=entity_in(entities, attrs, ("model.llm.", "model.embedding.", "model.")),
         provider=provider,
         input_tokens=prompt,
         output_tokens=completion,
         total_tokens=total,
         finish_reasons=(reason,) if reason else (),
-        input=_later(_text, _event_value(span, "data.input", "input")),
+        input=_later(_text, inp),
         output=_later(_model_output, response),
         requested_tools=_requests_of(response),
         failed=failed,
@@ -292,9 +274,10 @@ def classify(span: Span) -> Operation | None:
     if not isinstance(span_type, str) or not span_type or not _is_monocle(span, span_type):
         return None
     attrs = span.attributes
-    failed, error = _outcome(span)
-    inp = _event_value(span, "data.input", "input")
-    out = _event_value(span, "data.output", "response", "output", last=True)
+    events = events_of(span)
+    failed, error = _outcome(span, events)
+    inp = event_value(events, "data.input", "input")
+    out = event_value(events, "data.output", "response", "output", last=True)
     if span_type in _WORKFLOW_TYPES or (
         span_type in _AGENT_TYPES and span.name.startswith(_CREWAI_NOT_AGENTS)
     ):
@@ -323,10 +306,10 @@ def classify(span: Span) -> Operation | None:
     if span_type in _TOOL_TYPES:
         # the tool is entity 1; its type is set only when the call returns, so fall back to the index
         name = entity(attrs, "tool.", "mcp.") or as_str(attrs.get("entity.1.name")) or span.name
-        return Operation(
-            kind="tool",
+        return tool_op(
             dialect=NAME,
             name=name,
+            call_id=None,
             arguments=inp,
             result=parsed_later(out),
             input=inp,
@@ -335,7 +318,7 @@ def classify(span: Span) -> Operation | None:
             error=error,
         )
     if span_type in _MODEL_TYPES or span_type in _EMBEDDING_TYPES or span_type.endswith(_MODELAPI):
-        return _model(span, span_type, failed, error)
+        return _model(span, span_type, failed, error, events, inp)
     if span_type in _RETRIEVAL_TYPES:
         query = as_str(_text(inp)) if inp is not None else None
         docs = _text(out)

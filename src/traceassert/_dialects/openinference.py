@@ -82,7 +82,6 @@ from ._openinference_operations import (
     model_operation,
     retrieval_operation,
     span_error,
-    span_failed,
     tool_operation,
     workflow_operation,
 )
@@ -163,11 +162,16 @@ def scope_hint(span: Span, trace_scopes: frozenset[str]) -> str | None:
 
 def classify(span: Span) -> Operation | None:
     attrs = span.attributes
-    kind = _kind(attrs)
-    if kind is None:
-        return None
+    kind = attrs.get(SPAN_KIND)
+    if kind.__class__ is str and kind:  # `_kind`, the common case inlined
+        kind = kind.upper()
+    else:
+        kind = _kind(attrs)
+        if kind is None:
+            return None
 
-    failed = span_failed(span)
+    # `span_failed`, inlined
+    failed = True if span.status.code == "ERROR" else None if span.end_ns is None else False
     error = span_error(span) if failed else None
 
     if kind == "TOOL":

@@ -69,8 +69,10 @@ def might_claim(scope: str | None, keys: frozenset[str]) -> bool:
 
 
 def classify(span: Span) -> Operation | None:
-    if not _is_strands(span):
-        return None
+    if span.scope_name != SCOPE:  # `_is_strands`, inlined: asked of every GenAI span
+        get = span.attributes.get
+        if get(k.SYSTEM) != MARKER and get(k.PROVIDER_NAME) != MARKER:
+            return None
     view = _with_event_messages(span)
     op = genai.classify(view, events=False)  # its events are read here, as content blocks
     if op is None:

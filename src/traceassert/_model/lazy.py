@@ -19,9 +19,10 @@ parsed no content it did not need.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import Any, TypeVar
+from functools import partial
+from typing import TYPE_CHECKING, Any, TypeVar
 
-__all__ = ["Deferred", "first_of", "later", "lazy_fields", "peek", "resolve", "stats"]
+__all__ = ["Deferred", "first_of", "later", "lazy_fields", "peek", "peeker", "resolve", "stats"]
 
 T = TypeVar("T")
 
@@ -44,35 +45,34 @@ class _Stats:
 stats = _Stats()
 
 
-_ONE = object()  # no second argument
-
-
-class Deferred:
+class Deferred(partial):  # type: ignore[type-arg]
     """A value not computed yet: ``fn(arg)`` or ``fn(arg, arg2)``, called once, by the first read of the
-    field holding it (one object, not also a tuple of arguments: the build makes many)."""
+    field holding it. A `functools.partial` (made in C: the build makes one for every content field of
+    every span); ``args`` holds the arguments."""
 
-    __slots__ = ("arg", "arg2", "fn")
-
-    def __init__(self, fn: Callable[..., Any], arg: Any, arg2: Any = _ONE) -> None:
-        self.fn = fn
-        self.arg = arg
-        self.arg2 = arg2
+    __slots__ = ()
 
     def compute(self) -> Any:
         stats.computed += 1
-        value = self.fn(self.arg) if self.arg2 is _ONE else self.fn(self.arg, self.arg2)
+        value = self()
         while value.__class__ is Deferred:  # a deferred value may defer to another one
             value = value.compute()
         return value
 
     def __repr__(self) -> str:
-        return f"Deferred({getattr(self.fn, '__qualname__', self.fn)!r})"
+        return f"Deferred({getattr(self.func, '__qualname__', self.func)!r})"
 
 
-def later(fn: Callable[..., Any], arg: Any, arg2: Any = _ONE) -> Any:
-    """A `Deferred` of ``fn(arg)`` or ``fn(arg, arg2)``, typed ``Any`` (it stands for the value it will
-    be)."""
-    return Deferred(fn, arg, arg2)
+if TYPE_CHECKING:
+
+    def later(fn: Callable[..., Any], arg: Any, arg2: Any = ...) -> Any:
+        """A `Deferred` of ``fn(arg)`` or ``fn(arg, arg2)``, typed ``Any`` (it stands for the value it
+        will be)."""
+
+else:
+    #: a `Deferred` of ``fn(arg)`` or ``fn(arg, arg2)``, typed ``Any`` (it stands for the value it will
+    #: be): the class itself, so that making one calls no Python function
+    later = Deferred
 
 
 def resolve(value: Any) -> Any:
@@ -150,3 +150,12 @@ def peek(obj: Any, name: str) -> Any:
 
 
 _NONE: dict[str, Any] = {}
+
+
+def peeker(cls: type, name: str) -> Callable[[Any], Any]:
+    """``peek(obj, name)`` for the objects of ``cls`` (a lazy field of it), as one call in C: for the
+    loops that move a value of every record without reading it."""
+    member = cls.__dict__.get("__lazy_members__", _NONE).get(name)
+    if member is None:
+        raise TypeError(f"{cls.__name__}.{name} is not a lazy field")
+    return member.__get__  # type: ignore[no-any-return]

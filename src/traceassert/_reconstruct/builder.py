@@ -18,10 +18,11 @@ holds its result (see ``conversation``).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from itertools import repeat
+from operator import attrgetter
 
 from .._dialects import DIALECTS, Operation
-from .._model.lazy import peek
+from .._model.lazy import peeker
 from .._model.records import AgentInvocation, Handoff, ModelCall, Retrieval, ToolExecution, ToolRequest
 from .._model.span import Span
 from .._model.tree import SpanTree
@@ -121,21 +122,43 @@ class Builder:
             self.unclassified = [span for span, op in zip(spans, ops, strict=True) if op is None]
         # dialects whose spans need the tree to say what they are (e.g. a LangGraph graph run in a node)
         # (a dialect refines only its own operations: skipped when the trace has none of them)
+        # (``by_span``: the same operations keyed by the span itself, whose ``get`` is a lookup in C; spans
+        # hash by identity)
+        by_span: dict[Span, Operation | None] = dict(zip(spans, ops, strict=True))
         present = {op.dialect for op in self.ops.values()}
         for dialect in DIALECTS:
             refine = getattr(dialect, "refine", None)
             if refine is not None and dialect.NAME in present:
-                for span, op in refine(trace, lambda s: self.ops.get(id(s))):
+                for span, op in refine(trace, by_span.get):
                     self.ops[id(span)] = op
+                    by_span[span] = op
         # the recorded tree, with the moves of `_regroup` where parent ids hide an agent's work
         roots, children = regroup(trace, self.ops)
         stack: list[tuple[Span, Ctx]] = [(root, _NO_CTX) for root in reversed(roots)]
+        pop, push = stack.pop, stack.extend
+        op_of, kids_of = by_span.get, children.get
+        visit_tool, visit_model, visit_agent, visit = (
+            self.visit_tool,
+            self.visit_model,
+            self.visit_agent,
+            self.visit,
+        )
         while stack:
-            span, ctx = stack.pop()
-            ctx = self.visit(span, ctx)
-            kids = children.get(id(span))
+            span, ctx = pop()
+            op = op_of(span)
+            if op is not None:  # `visit`, the common kinds dispatched here
+                kind = op.kind
+                if kind == "tool":
+                    ctx = visit_tool(span, op, ctx)
+                elif kind == "model":
+                    ctx = visit_model(span, op, ctx)
+                elif kind == "agent":
+                    ctx = visit_agent(span, op, ctx)
+                else:
+                    ctx = visit(span, ctx)
+            kids = kids_of(id(span))
             if kids:
-                stack.extend((kid, ctx) for kid in reversed(kids))
+                push(zip(reversed(kids), repeat(ctx)))
         # two instrumentation layers on one app record each step twice: one record per step
         merge_layers(self)
         index = AgentIndex(self.all_agents)
@@ -250,17 +273,17 @@ class Builder:
             self.tool_ops[id(current)].append(op)
             return ctx
         build = self.builds[id(agent)] if agent is not None else self.owner(span, ctx)
-        tool = ToolExecution(
-            name=op.name or span.name,
-            arguments={},
-            raw_arguments=op.arguments,
-            result=peek(op, "result"),
-            call_id=op.call_id,
-            failed=op.failed,
-            error=op.error,
-            agent=build.inv,
-            span=span,
-            dialect=op.dialect,
+        tool = ToolExecution(  # positional: a call with keywords costs twice as much (one per span)
+            op.name or span.name,  # name
+            {},  # arguments
+            op.arguments,  # raw_arguments
+            _op_result(op),  # result
+            op.call_id,  # call_id
+            op.failed,  # failed
+            op.error,  # error
+            build.inv,  # agent
+            span,  # span
+            op.dialect,  # dialect
         )
         self.tool_ops[id(tool)] = [op]
         build.tools.append(tool)
@@ -296,22 +319,22 @@ class Builder:
         if total is None and (inp is not None or out is not None):
             total = (inp or 0) + (out or 0)
         failed = bool(op.failed)
-        call = ModelCall(
-            operation=op.operation,
-            model=op.model,
-            provider=op.provider,
-            input_tokens=inp,
-            output_tokens=out,
-            total_tokens=total,
-            finish_reasons=op.finish_reasons,
-            streamed=op.streamed,
-            failed=failed,
-            error=op.error if failed else None,
-            agent=build.inv,
-            span=span,
-            dialect=op.dialect,
-            output=peek(op, "output"),
-            spans=(span,),
+        call = ModelCall(  # positional: a call with keywords costs twice as much (one per span)
+            op.operation,  # operation
+            op.model,  # model
+            op.provider,  # provider
+            inp,  # input_tokens
+            out,  # output_tokens
+            total,  # total_tokens
+            op.finish_reasons,  # finish_reasons
+            op.streamed,  # streamed
+            failed,  # failed
+            op.error if failed else None,  # error
+            build.inv,  # agent
+            span,  # span
+            op.dialect,  # dialect
+            _op_output(op),  # output
+            (span,),  # spans
         )
         build.model_ops[id(call)] = [op]
         build.models.append(call)
@@ -339,8 +362,11 @@ def _depth(inv: AgentInvocation) -> int:
     return d
 
 
-def _start(rec: Any) -> int:
-    return int(rec.start_ns)
+#: a record's start (every record the walk makes has its span)
+_start = attrgetter("start_ns")
+#: an operation's result and output as stored (content stays unread)
+_op_result = peeker(Operation, "result")
+_op_output = peeker(Operation, "output")
 
 
 def reconstruct(trace: SpanTree) -> Reconstruction:

@@ -4,7 +4,7 @@ matched to what carried them out, its handoffs, and its input, output, outcome a
 from __future__ import annotations
 
 from operator import attrgetter
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from .._model.lazy import first_of, later, peek
 from .._model.records import AgentInvocation
@@ -21,8 +21,7 @@ __all__ = ["finish_agent"]
 _SPAN_START = attrgetter("span.start_ns")
 
 
-def _start(rec: Any) -> int:
-    return int(rec.start_ns)
+_start = attrgetter("start_ns")
 
 
 def finish_agent(builder: Builder, build: AgentBuild, index: AgentIndex) -> None:

@@ -20,6 +20,7 @@ import json
 import re
 from collections import deque
 from collections.abc import Hashable, Iterable, Sequence
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
 from .._dialects import Operation, ToolCallRequest
@@ -74,10 +75,11 @@ class _Index:
     """The requests of one agent, indexed for matching; every lookup takes the earliest unused request
     of its queue whose model call started no later than the record it is matched to."""
 
-    def __init__(self, requests: Sequence[ToolRequest]) -> None:
+    def __init__(self, requests: Sequence[ToolRequest], starts: list[int] | None = None) -> None:
         self.requests = requests
         self.used = [False] * len(requests)
-        self.starts = [r.start_ns for r in requests]
+        #: each request's start (its model call's), when the caller has them
+        self.starts = [r.start_ns for r in requests] if starts is None else starts
         self.by_id: dict[str, deque[int]] = {}
         self.by_name: dict[str, deque[int]] = {}
         #: (name, arguments) -> requests; built when first needed (call ids usually match)
@@ -259,12 +261,12 @@ def build_requests(build: AgentBuild) -> list[tuple[tuple[int, int], ToolRequest
     for m_index, call in enumerate(build.models):
         own = []
         for r_index, req in enumerate(_requests(build.model_ops[id(call)])):
-            request = ToolRequest(
-                name=req.name,
-                arguments=later(parse_arguments, req.arguments),  # read when first used
-                call_id=req.call_id,
-                raw_arguments=req.arguments,
-                model_call=call,
+            request = ToolRequest(  # positional: a call with keywords costs twice as much
+                req.name,  # name
+                later(parse_arguments, req.arguments),  # arguments, read when first used
+                req.call_id,  # call_id
+                req.arguments,  # raw_arguments
+                call,  # model_call
             )
             own.append(request)
             out.append(((m_index, r_index), request))
@@ -283,7 +285,8 @@ def match_requests(build: AgentBuild, handoff_tools: dict[int, str | None]) -> l
         return []
     requests = [req for _, req in entries]
     orders = [order for order, _ in entries]
-    index = _Index(requests)
+    call_starts = [call.start_ns for call in build.models]  # a request starts with its model call
+    index = _Index(requests, [call_starts[order[0]] for order in orders])
     pending: list[ToolExecution] = []
     for tool in build.tools:
         i = index.by_call_id(tool.call_id)
@@ -375,15 +378,21 @@ def match_agent_requests(requests: Sequence[ToolRequest], nested: Sequence[Agent
 def order_tools(tools: list[ToolExecution]) -> None:
     """Start order, except that calls one model response asked for keep the order the model listed them
     in (parallel calls may start in any order)."""
+    starts = [tool.start_ns for tool in tools]  # each read once
     group_start: dict[int, int] = {}
-    for tool in tools:
-        if tool.request_order is not None:
-            g = tool.request_order[0]
-            group_start[g] = min(group_start.get(g, tool.start_ns), tool.start_ns)
+    for tool, start in zip(tools, starts, strict=True):
+        order = tool.request_order
+        if order is not None:
+            g = order[0]
+            first = group_start.get(g)
+            if first is None or start < first:
+                group_start[g] = start
+    keys = [
+        (start, 0, start) if order is None else (group_start[order[0]], order[1], start)
+        for order, start in zip(map(_REQUEST_ORDER, tools), starts, strict=True)
+    ]
+    positions = sorted(range(len(tools)), key=keys.__getitem__)  # stable, as a sort by key is
+    tools[:] = [tools[i] for i in positions]
 
-    def key(tool: ToolExecution) -> tuple[int, int, int]:
-        if tool.request_order is None:
-            return (tool.start_ns, 0, tool.start_ns)
-        return (group_start[tool.request_order[0]], tool.request_order[1], tool.start_ns)
 
-    tools.sort(key=key)
+_REQUEST_ORDER = attrgetter("request_order")
