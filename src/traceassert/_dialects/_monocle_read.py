@@ -8,7 +8,7 @@ by name, `event_value` finds the first set value of some keys in them.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from .._model.span import Span
@@ -32,14 +32,12 @@ Entities = list[tuple[int, str, Any]]
 _ENTITY_KEYS = tuple((f"entity.{n}.type", f"entity.{n}.name") for n in range(32))
 
 
-def entities_of(attrs: Mapping[str, Any]) -> Entities:
-    """``(N, entity.N.type, entity.N.name)`` of each entity whose type is text, in number order (read once
-    per span: every `entity_in` lookup of the span walks this list, not the attributes)."""
-    out: Entities = []
+def _typed_entities(get: Callable[[str], Any]) -> Iterator[tuple[int, str, Any]]:
+    """``(N, entity.N.type, entity.N.name)`` of each entity whose type is text, in number order, read
+    lazily: entity numbers are dense in practice, so the walk ends after three missing numbers in a row."""
     index = 1
     misses = 0
-    get = attrs.get
-    while misses < 3:  # entity numbers are dense in practice; tolerate a small gap
+    while misses < 3:
         type_key, name_key = (
             _ENTITY_KEYS[index] if index < 32 else (f"entity.{index}.type", f"entity.{index}.name")
         )
@@ -50,9 +48,14 @@ def entities_of(attrs: Mapping[str, Any]) -> Entities:
         else:
             misses = 0
             if isinstance(etype, str):
-                out.append((index, etype, name))
+                yield index, etype, name
         index += 1
-    return out
+
+
+def entities_of(attrs: Mapping[str, Any]) -> Entities:
+    """The typed entities of a span as a list (read once per span: every `entity_in` lookup of the span
+    walks this list, not the attributes)."""
+    return list(_typed_entities(attrs.get))
 
 
 def entity_in(
@@ -75,24 +78,12 @@ def entity_in(
 def entity(attrs: Mapping[str, Any], *prefixes: str, key: str = "name") -> str | None:
     """``entity.N.<key>`` of the lowest-numbered entity whose type starts with one of ``prefixes`` (as
     `entity_in` of `entities_of`, reading no further than the entity found: for one lookup a span)."""
-    index = 1
-    misses = 0
     get = attrs.get
-    while misses < 3:
-        type_key, name_key = (
-            _ENTITY_KEYS[index] if index < 32 else (f"entity.{index}.type", f"entity.{index}.name")
-        )
-        etype = get(type_key)
-        name = get(name_key)
-        if etype is None and name is None:
-            misses += 1
-        else:
-            misses = 0
-            if isinstance(etype, str) and etype.startswith(prefixes):
-                value = name if key == "name" else get(f"entity.{index}.{key}")
-                if value is not None and value != "":
-                    return as_str(value)
-        index += 1
+    for index, etype, name in _typed_entities(get):
+        if etype.startswith(prefixes):
+            value = name if key == "name" else get(f"entity.{index}.{key}")
+            if value is not None and value != "":
+                return as_str(value)
     return None
 
 
