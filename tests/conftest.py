@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
 
 import pytest
+
+# No test may reach the network: LiteLLM fetches a price list when it is first imported, unless told to
+# use the one it bundles. The scripted apps set this too, but another framework (DSPy, CrewAI) may import
+# LiteLLM first in a worker, so it is set before any test module is collected.
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 # pytester snapshots sys.modules when its fixture is set up and restores the snapshot at teardown, so
 # that the modules a test writes into its temporary directory (and imports) are forgotten. That also
