@@ -147,6 +147,8 @@ CATALOGUE: tuple[Mutant, ...] = (
         "        if value.__class__ is Deferred:  # a deferred value may defer to another one",
         LAZY_T,
         "a Deferred that defers twice is computed one level only (a Deferred leaks as the value)",
+        equivalent="compute() is recursive: the inner Deferred's own compute() resolves any further "
+        "level, so one `if` does what the `while` does",
     ),
     m(
         "PF15",
