@@ -91,13 +91,28 @@ def test_an_event_beside_a_value_the_index_cannot_answer_reads_only_the_carriers
         attrs = {"score": 0.5 if i % 3 else 0.25} if i < 4 else {}
         events = CountedEvents((done,))
         spans.append(
-            ta.Span("0" * 31 + "3", f"{i + 1:016x}", None, f"s{i}", start_ns=i, attributes=attrs, events=events)
+            ta.Span(
+                "0" * 31 + "3", f"{i + 1:016x}", None, f"s{i}", start_ns=i, attributes=attrs, events=events
+            )
         )
     trace = ta.Trace(spans)
     kept = ta.assert_trace(trace).where(attribute={"score": 0.5}, event="done")
     assert [s.name for s in kept.spans] == ["s1", "s2"]
     read = [i for i, s in enumerate(trace.spans) if isinstance(s.events, CountedEvents) and s.events.passes]
     assert read and set(read) <= {0, 1, 2, 3}
+
+
+def test_the_event_index_is_one_mapping_before_and_after_a_lookup() -> None:
+    """A name no span's event has is not in the index, also after a lookup of it (kept as empty)."""
+    trace = ta.load_trace("tests/data/monocle_langgraph.json")
+    index = trace._event_lists()
+    assert index.get("no such event") is None
+    assert "no such event" not in index
+    assert "metadata" in index
+    assert index["metadata"]
+    assert set(index) == {ev.name for s in trace.spans for ev in s.events} and len(index) == len(set(index))
+    with pytest.raises(KeyError):
+        index["no such event"]
 
 
 # -- the walk, the operations and the tool order --------------------------------------------------
@@ -150,7 +165,11 @@ def test_a_parallel_group_is_placed_at_its_earliest_call() -> None:
     b.chat(agent, **{"gen_ai.output.messages": json.dumps([{"role": "assistant", "parts": parts}])})
     for name, call_id in (("a", "c1"), ("other", None), ("b", "c2")):
         attrs = {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": name}
-        b.span(f"execute_tool {name}", {**attrs, **({"gen_ai.tool.call.id": call_id} if call_id else {})}, parent=agent)
+        b.span(
+            f"execute_tool {name}",
+            {**attrs, **({"gen_ai.tool.call.id": call_id} if call_id else {})},
+            parent=agent,
+        )
     (inv,) = b.trace().agents
     assert [t.name for t in inv.tool_executions] == ["a", "b", "other"]
 
@@ -177,7 +196,14 @@ def _inference(attrs: dict[str, Any], *events: ta.SpanEvent) -> ta.Span:
     ("attrs", "model"),
     [
         # a gap of two numbers between the provider and the model
-        ({"entity.1.type": "inference.openai", "entity.4.type": "model.llm.gpt-4o", "entity.4.name": "gpt-4o"}, "gpt-4o"),
+        (
+            {
+                "entity.1.type": "inference.openai",
+                "entity.4.type": "model.llm.gpt-4o",
+                "entity.4.name": "gpt-4o",
+            },
+            "gpt-4o",
+        ),
         # entity 1 and 2 not recorded: the model is entity 3
         ({"entity.3.type": "model.llm.gpt-4o", "entity.3.name": "gpt-4o"}, "gpt-4o"),
         # a gap of three ends the walk
