@@ -182,7 +182,7 @@ CATALOGUE: tuple[Mutant, ...] = (
         "        output_tokens, total_tokens,",
         '"model", dialect, name, input, output, None, None, None, operation, model, provider, output_tokens,\n'
         "        input_tokens, total_tokens,",
-        BUILD_T + ("tests/unit/test_dialect_monocle.py",),
+        (*BUILD_T, "tests/unit/test_dialect_monocle.py"),
         "model_op swaps input and output tokens",
     ),
     m(
@@ -198,7 +198,7 @@ CATALOGUE: tuple[Mutant, ...] = (
         BA,
         "        output_tokens, total_tokens, finish_reasons, streamed, requested_tools,",
         "        output_tokens, total_tokens, finish_reasons, None, requested_tools,",
-        BUILD_T + ("tests/unit/test_dialect_openinference.py", "tests/unit/test_genai_dialect_rules.py"),
+        (*BUILD_T, "tests/unit/test_dialect_openinference.py", "tests/unit/test_genai_dialect_rules.py"),
         "model_op drops whether the call streamed",
     ),
     m(
@@ -214,7 +214,7 @@ CATALOGUE: tuple[Mutant, ...] = (
         BU,
         "                    self.ops[id(span)] = op\n                    by_span[span] = op",
         "                    self.ops[id(span)] = op",
-        BUILD_T + ("tests/unit/test_dialect_openinference.py",),
+        (*BUILD_T, "tests/unit/test_dialect_openinference.py"),
         "the walk reads the operations before a dialect refined them (refine's answers lost)",
     ),
     m(
