@@ -31,6 +31,7 @@ MR = "_dialects/_monocle_read.py"
 OI = "_dialects/openinference.py"
 GA = "_dialects/genai.py"
 SE = "_checks/selection.py"
+SS = "_evaluation/session.py"
 
 CATALOGUE: tuple[Mutant, ...] = (
     # -- value lookups -------------------------------------------------------------------------------
@@ -322,5 +323,24 @@ CATALOGUE: tuple[Mutant, ...] = (
         "    return _instance_of(source, _CAPTURE)",
         LIVE_T,
         "is_live forgets the Receiver (a receiver is checked as an iterable of spans, or refused)",
+    ),
+    # -- found by this catalogue's tests, and the plugin's session results ----------------------------
+    m(
+        "PF36",
+        EV,
+        "        made = self._made.get(name)  # type: ignore[call-overload]\n"
+        "        if made is not None:  # (a name looked up and not found is kept as an empty list)\n"
+        "            return bool(made)\n",
+        "        if name in self._made:\n            return True\n",
+        EVENTS_T,
+        "the event index says a name is in it after a lookup that found no span with it (the bug fixed)",
+    ),
+    m(
+        "PF37",
+        SS,
+        'if report.failed and entry["outcome"] in (None, "passed"):',
+        'if report.failed and entry["outcome"] is None:',
+        ("tests/plugin/test_report.py", PLANTED),
+        "a test whose teardown fails after a passing call is counted passed, not an error",
     ),
 )

@@ -17,6 +17,7 @@ from traceassert._checks.matching import values_equal
 from traceassert._checks.monocle.spans import _matches
 from traceassert._checks.selection import selection_of
 from traceassert._dialects import classify
+from traceassert._evaluation.session import SessionResults
 
 # -- value lookups --------------------------------------------------------------------------------
 
@@ -162,7 +163,8 @@ def test_a_parallel_group_is_placed_at_its_earliest_call() -> None:
         {"type": "tool_call", "name": "a", "arguments": {}, "id": "c1"},
         {"type": "tool_call", "name": "b", "arguments": {}, "id": "c2"},
     ]
-    b.chat(agent, **{"gen_ai.output.messages": json.dumps([{"role": "assistant", "parts": parts}])})
+    asked: dict[str, Any] = {"gen_ai.output.messages": json.dumps([{"role": "assistant", "parts": parts}])}
+    b.chat(agent, **asked)
     for name, call_id in (("a", "c1"), ("other", None), ("b", "c2")):
         attrs = {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": name}
         b.span(
@@ -229,3 +231,35 @@ def test_monocle_reads_the_last_output_and_the_first_input() -> None:
     assert op is not None and op.kind == "model"
     assert op.output == "final answer"
     assert "first question" in str(op.input) and "second" not in str(op.input)
+
+
+# -- the plugin's session results ------------------------------------------------------------------
+
+
+def _report(nodeid: str, when: str, outcome: str) -> pytest.TestReport:
+    return pytest.TestReport(nodeid, ("t.py", 0, nodeid), {}, outcome, None, when)  # type: ignore[arg-type]
+
+
+def test_session_results_take_each_test_outcome_from_its_phases() -> None:
+    """A test whose teardown fails after a passing call is an error; after a failing call it stays
+    failed; a setup error stays one; an expected failure is xfailed; durations add up."""
+    results = SessionResults()
+    phases = {
+        "t::teardown_fails": (("setup", "passed"), ("call", "passed"), ("teardown", "failed")),
+        "t::both_fail": (("setup", "passed"), ("call", "failed"), ("teardown", "failed")),
+        "t::setup_fails": (("setup", "failed"), ("teardown", "passed")),
+        "t::known_bug": (("setup", "passed"), ("call", "skipped"), ("teardown", "passed")),
+        "t::fine": (("setup", "passed"), ("call", "passed"), ("teardown", "passed")),
+    }
+    for nodeid, steps in phases.items():
+        for when, outcome in steps:
+            results.add(nodeid, _report(nodeid, when, outcome), 0.5, nodeid == "t::known_bug", None)
+    got = {t["nodeid"]: (t["outcome"], t["duration_s"]) for t in results.tests()}
+    assert got == {
+        "t::teardown_fails": ("error", 1.5),
+        "t::both_fail": ("failed", 1.5),
+        "t::setup_fails": ("error", 1.0),
+        "t::known_bug": ("xfailed", 1.5),
+        "t::fine": ("passed", 1.5),
+    }
+    assert not results.worth_reporting()
