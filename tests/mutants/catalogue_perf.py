@@ -2,8 +2,8 @@
 index (``_model/values.py``, ``eventindex.py``, ``tree.py``, ``_checks/monocle/spans.py``), the lazy
 fields (``_model/lazy.py``), the trimmed reconstruction walk (``_reconstruct/builder.py``,
 ``requests.py``), the dialects' positional ``model_op``/``tool_op`` and inlined reads (``_dialects``),
-Monocle's entity and event reads (``_dialects/_monocle_read.py``) and the live sources' test
-(``_checks/selection.py``)."""
+Monocle's entity and event reads (``_dialects/_monocle_read.py``), the live sources' test
+(``_checks/selection.py``) and the plugin's session results (``_evaluation/session.py``)."""
 
 from __future__ import annotations
 
