@@ -4,7 +4,8 @@ The catalogues live beside this script, one module a part of the code (``catalog
 ``CATALOGUE`` tuple of ``mutant.Mutant``): ``earlier`` (the report, golden traces, the fleet,
 redaction, nesting, the reconstruction rules), ``rules`` (the rules over a run and the name patterns),
 ``evaluation`` (trajectory scores, claims), ``checks`` (unknown outcomes, counts, the invocation gate)
-and ``receive`` (the OTLP receiver).
+``receive`` (the OTLP receiver) and ``perf`` (the speed work: value lookups, the event
+index, lazy fields, the trimmed walk, positional operations, Monocle's reads).
 
 Not collected by pytest (run it by hand from the repository root):
 
@@ -38,6 +39,7 @@ sys.path.insert(0, str(HERE))  # the catalogues beside the script, however it wa
 import catalogue_checks  # noqa: E402
 import catalogue_earlier  # noqa: E402
 import catalogue_evaluation  # noqa: E402
+import catalogue_perf  # noqa: E402
 import catalogue_receive  # noqa: E402
 import catalogue_rules  # noqa: E402
 from mutant import SRC, Mutant  # noqa: E402
@@ -48,6 +50,7 @@ CATALOGUES: dict[str, tuple[Mutant, ...]] = {
     "evaluation": catalogue_evaluation.CATALOGUE,
     "checks": catalogue_checks.CATALOGUE,
     "receive": catalogue_receive.CATALOGUE,
+    "perf": catalogue_perf.CATALOGUE,
 }
 CATALOGUE: tuple[Mutant, ...] = tuple(mu for part in CATALOGUES.values() for mu in part)
 _IDS = [mu.id for mu in CATALOGUE]

@@ -67,7 +67,10 @@ class EventPositions(Mapping[str, list[int]]):
         return made
 
     def __contains__(self, name: object) -> bool:
-        return name in self._made or name in self._gathered()[1]
+        made = self._made.get(name)  # type: ignore[call-overload]
+        if made is not None:  # (a name looked up and not found is kept as an empty list)
+            return bool(made)
+        return name in self._gathered()[1]
 
     def __iter__(self) -> Iterator[str]:
         return iter(dict.fromkeys(self._gathered()[1]))
