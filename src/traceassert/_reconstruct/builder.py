@@ -132,6 +132,8 @@ class Builder:
                 for span, op in refine(trace, by_span.get):
                     self.ops[id(span)] = op
                     by_span[span] = op
+        if self.unclassified:  # what a refinement classified is no longer unrecognised
+            self.unclassified = [span for span in self.unclassified if by_span[span] is None]
         # the recorded tree, with the moves of `_regroup` where parent ids hide an agent's work
         roots, children = regroup(trace, self.ops)
         stack: list[tuple[Span, Ctx]] = [(root, _NO_CTX) for root in reversed(roots)]
