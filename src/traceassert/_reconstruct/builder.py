@@ -139,25 +139,14 @@ class Builder:
         stack: list[tuple[Span, Ctx]] = [(root, _NO_CTX) for root in reversed(roots)]
         pop, push = stack.pop, stack.extend
         op_of, kids_of = by_span.get, children.get
-        visit_tool, visit_model, visit_agent, visit = (
-            self.visit_tool,
-            self.visit_model,
-            self.visit_agent,
-            self.visit,
-        )
+        # each kind's visit; the rare kinds (workflow, handoff, retrieval) share one
+        visit_of = {"tool": self.visit_tool, "model": self.visit_model, "agent": self.visit_agent}.get
+        visit_rare = self.visit_rare
         while stack:
             span, ctx = pop()
             op = op_of(span)
-            if op is not None:  # `visit`, the common kinds dispatched here
-                kind = op.kind
-                if kind == "tool":
-                    ctx = visit_tool(span, op, ctx)
-                elif kind == "model":
-                    ctx = visit_model(span, op, ctx)
-                elif kind == "agent":
-                    ctx = visit_agent(span, op, ctx)
-                else:
-                    ctx = visit(span, ctx)
+            if op is not None:
+                ctx = visit_of(op.kind, visit_rare)(span, op, ctx)
             kids = kids_of(id(span))
             if kids:
                 push(zip(reversed(kids), repeat(ctx)))
@@ -203,17 +192,9 @@ class Builder:
         # nested invocations first, so a parent's totals can include them
         return sorted(self.builds.values(), key=lambda b: _depth(b.inv), reverse=True)
 
-    def visit(self, span: Span, ctx: Ctx) -> Ctx:
-        op = self.ops.get(id(span))
-        if op is None:
-            return ctx
+    def visit_rare(self, span: Span, op: Operation, ctx: Ctx) -> Ctx:
+        """A span of the kinds the walk does not dispatch itself: a workflow, a handoff, a retrieval."""
         kind = op.kind
-        if kind == "tool":
-            return self.visit_tool(span, op, ctx)
-        if kind == "model":
-            return self.visit_model(span, op, ctx)
-        if kind == "agent":
-            return self.visit_agent(span, op, ctx)
         if kind == "workflow":
             self.agent_body(op, ctx)
         elif kind == "handoff":
