@@ -4,7 +4,7 @@ name is first asked for."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from itertools import chain, compress, repeat
 from operator import attrgetter, eq
 from typing import TYPE_CHECKING
@@ -18,14 +18,15 @@ _events = attrgetter("events")
 _name = attrgetter("name")
 
 
-def _owners_and_names(spans: Sequence[Span], positions: Sequence[int]) -> tuple[list[int], list[str]]:
-    """One entry per event of the spans at ``positions``: the span's position and the event's name."""
+def _owners_and_names(spans: Sequence[Span], positions: Sequence[int]) -> tuple[Iterator[int], Iterator[str]]:
+    """One entry per event of the spans at ``positions``, read lazily (in C): the span's position and
+    the event's name."""
     events = list(map(_events, map(spans.__getitem__, positions)))
-    owners = list(chain.from_iterable(map(repeat, positions, map(len, events))))
-    return owners, list(map(_name, chain.from_iterable(events)))
+    owners = chain.from_iterable(map(repeat, positions, map(len, events)))
+    return owners, map(_name, chain.from_iterable(events))
 
 
-def _named(owners: list[int], names: list[str], name: str) -> list[int]:
+def _named(owners: Iterable[int], names: Iterable[str], name: str) -> list[int]:
     """The owners (in order, each once) of the events called ``name``."""
     return list(dict.fromkeys(compress(owners, map(eq, names, repeat(name)))))
 
@@ -34,10 +35,7 @@ def with_event(spans: Sequence[Span], positions: Sequence[int], name: str) -> li
     """The positions (of ``positions``, in their order) of the spans with at least one event called
     ``name``: one pass over those spans' events only (each event's name read once, beside the length
     of its span's events)."""
-    events = list(map(_events, map(spans.__getitem__, positions)))
-    owners = chain.from_iterable(map(repeat, positions, map(len, events)))
-    named = map(eq, map(_name, chain.from_iterable(events)), repeat(name))
-    return list(dict.fromkeys(compress(owners, named)))
+    return _named(*_owners_and_names(spans, positions), name)
 
 
 class EventPositions(Mapping[str, list[int]]):
@@ -55,7 +53,8 @@ class EventPositions(Mapping[str, list[int]]):
     def _gathered(self) -> tuple[list[int], list[str]]:
         columns = self._columns
         if columns is None:
-            columns = self._columns = _owners_and_names(self._spans, range(len(self._spans)))
+            owners, names = _owners_and_names(self._spans, range(len(self._spans)))
+            columns = self._columns = (list(owners), list(names))
         return columns
 
     def __getitem__(self, name: str) -> list[int]:
