@@ -25,14 +25,14 @@ from typing import TYPE_CHECKING, Any
 
 from .._dialects import Operation, ToolCallRequest
 from .._dialects._handoffs import NAMED_TARGET_TOOLS, TRANSFER_PREFIX, normalize_agent_name
-from .._model.lazy import later
+from .._model.lazy import Deferred, later, peeker
 from .._model.records import AgentInvocation, Handoff, ToolExecution, ToolRequest
 from .arguments import SCALAR_KEY, parse_arguments
 
 if TYPE_CHECKING:
     from .builder import AgentBuild as AgentBuild
 
-__all__ = ["is_handoff_name", "match_agent_requests", "match_requests", "order_tools"]
+__all__ = ["by_call_ids", "is_handoff_name", "match_agent_requests", "match_requests", "order_tools"]
 
 
 _SCALARS = (str, int, float, bool, type(None))
@@ -258,9 +258,20 @@ def build_requests(build: AgentBuild) -> list[tuple[tuple[int, int], ToolRequest
     """One `ToolRequest` per call each model call of ``build`` asked for (``requested_tools``), with its
     position ``(model call, call in the response)``."""
     out: list[tuple[tuple[int, int], ToolRequest]] = []
+    model_ops = build.model_ops
     for m_index, call in enumerate(build.models):
+        ops = model_ops[id(call)]
+        if len(ops) == 1:  # `_requests` of one operation: its requests, read without a Python call
+            asked = _peek_requests(ops[0])
+            if asked.__class__ is Deferred:
+                asked = ops[0].requested_tools
+        else:
+            asked = _requests(ops)
+        if not asked:
+            call.requested_tools = ()
+            continue
         own = []
-        for r_index, req in enumerate(_requests(build.model_ops[id(call)])):
+        for r_index, req in enumerate(asked):
             request = ToolRequest(  # positional: a call with keywords costs twice as much
                 req.name,  # name
                 later(parse_arguments, req.arguments),  # arguments, read when first used
@@ -285,6 +296,12 @@ def match_requests(build: AgentBuild, handoff_tools: dict[int, str | None]) -> l
         return []
     requests = [req for _, req in entries]
     orders = [order for order, _ in entries]
+    if not build.handoffs:
+        taken = by_call_ids(build.tools, requests)
+        if taken is not None:  # what the general matcher below takes, found in one pass (see there)
+            for tool, chosen in zip(build.tools, taken, strict=True):
+                _apply(tool, requests[chosen], orders[chosen], None)
+            return requests
     call_starts = [call.start_ns for call in build.models]  # a request starts with its model call
     index = _Index(requests, [call_starts[order[0]] for order in orders])
     pending: list[ToolExecution] = []
@@ -307,7 +324,24 @@ def match_requests(build: AgentBuild, handoff_tools: dict[int, str | None]) -> l
     return requests
 
 
-def _apply(tool: ToolExecution, req: ToolRequest, order: tuple[int, int], index: _Index) -> None:
+def by_call_ids(tools: Sequence[ToolExecution], requests: Sequence[ToolRequest]) -> list[int] | None:
+    """The request each of ``tools`` takes, when each carries a call id of its own that a request has
+    (the common case); else None. Then `match_requests`' first pass gives each tool the earliest
+    request of its call id (no other tool has that id to take it first) and leaves no tool, and so no
+    request, to its later rules: the same matches."""
+    first: dict[str, int] = {}
+    for i, req in enumerate(requests):
+        call_id = req.call_id
+        if call_id and call_id not in first:
+            first[call_id] = i
+    get = first.get
+    taken = [get(tool.call_id) for tool in tools]  # type: ignore[arg-type]
+    if None in taken or len(set(taken)) != len(taken):
+        return None
+    return taken  # type: ignore[return-value]
+
+
+def _apply(tool: ToolExecution, req: ToolRequest, order: tuple[int, int], index: _Index | None) -> None:
     tool.name = req.name  # the name the model asked for (a span may say ``get_weather.__call__``)
     tool.request_order = order
     tool.request = req
@@ -317,7 +351,7 @@ def _apply(tool: ToolExecution, req: ToolRequest, order: tuple[int, int], index:
     if tool.raw_arguments is None or tool.raw_arguments == "":
         tool.raw_arguments = req.raw_arguments
         tool.arguments = later(_copy, req)
-    elif index.parsed_before(tool):
+    elif index is not None and index.parsed_before(tool):
         tool.arguments = _matched_arguments(tool.raw_arguments, req, index.parsed(tool, ()))
     else:  # read when first used
         tool.arguments = later(_matched_arguments, tool.raw_arguments, req)
@@ -396,3 +430,4 @@ def order_tools(tools: list[ToolExecution]) -> None:
 
 
 _REQUEST_ORDER = attrgetter("request_order")
+_peek_requests = peeker(Operation, "requested_tools")
