@@ -201,6 +201,10 @@ def test_the_value_conditions_classify_every_recorded_span_as_asking_every_diale
 MARKED: dict[str, Any] = {
     "marker as provider": ({"gen_ai.provider.name": "strands-agents"}, "strands"),
     "marker as system": ({"gen_ai.system": "strands-agents", "gen_ai.provider.name": "openai"}, "strands"),
+    "marker as provider, a system": (
+        {"gen_ai.system": "openai", "gen_ai.provider.name": "strands-agents"},
+        "strands",
+    ),
     "another provider": ({"gen_ai.provider.name": "openai"}, "genai"),
     "unicode provider": ({"gen_ai.provider.name": "strands-agents\u00e9"}, "genai"),
     "an int provider": ({"gen_ai.provider.name": 1, "gen_ai.system": True}, "genai"),
