@@ -27,6 +27,7 @@ LZ = "_model/lazy.py"
 BA = "_dialects/_base.py"
 BU = "_reconstruct/builder.py"
 RQ = "_reconstruct/requests.py"
+AR = "_reconstruct/agent_requests.py"
 MR = "_dialects/_monocle_read.py"
 OI = "_dialects/openinference.py"
 GA = "_dialects/genai.py"
@@ -241,7 +242,7 @@ CATALOGUE: tuple[Mutant, ...] = (
     ),
     m(
         "PF25",
-        RQ,
+        AR,
         "            if first is None or start < first:",
         "            if first is None or start > first:",
         BUILD_T,
@@ -249,7 +250,7 @@ CATALOGUE: tuple[Mutant, ...] = (
     ),
     m(
         "PF26",
-        RQ,
+        AR,
         "(start, 0, start) if order is None else (group_start[order[0]], order[1], start)",
         "(start, 0, start) if order is None else (group_start[order[0]], start, order[1])",
         BUILD_T,

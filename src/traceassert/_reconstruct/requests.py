@@ -19,20 +19,19 @@ import itertools
 import json
 import re
 from collections import deque
-from collections.abc import Hashable, Iterable, Sequence
-from operator import attrgetter
+from collections.abc import Hashable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .._dialects import Operation, ToolCallRequest
 from .._dialects._handoffs import NAMED_TARGET_TOOLS, TRANSFER_PREFIX, normalize_agent_name
 from .._model.lazy import Deferred, later, peeker
-from .._model.records import AgentInvocation, Handoff, ToolExecution, ToolRequest
+from .._model.records import Handoff, ToolExecution, ToolRequest
 from .arguments import SCALAR_KEY, parse_arguments
 
 if TYPE_CHECKING:
     from .builder import AgentBuild as AgentBuild
 
-__all__ = ["by_call_ids", "is_handoff_name", "match_agent_requests", "match_requests", "order_tools"]
+__all__ = ["by_call_ids", "is_handoff_name", "match_requests"]
 
 
 _SCALARS = (str, int, float, bool, type(None))
@@ -385,49 +384,4 @@ def _link_handoff(handoff: Handoff, req: ToolRequest) -> None:
         handoff.arguments = dict(req.arguments)
 
 
-def unexecuted(requests: Iterable[ToolRequest]) -> list[ToolRequest]:
-    """The requests that neither an execution, a handoff nor a nested agent carried out."""
-    return [r for r in requests if not r.executed]
-
-
-def match_agent_requests(requests: Sequence[ToolRequest], nested: Sequence[AgentInvocation]) -> None:
-    """Link each request still unexecuted that names an agent nested in the requesting one (started no
-    earlier than the request's model call, not started by a tool or a handoff) to the earliest such
-    invocation not yet linked: a framework that runs an agent as a tool with no tool span of its own
-    (a smolagents managed agent) leaves only that agent's run to show the call was carried out."""
-    free: dict[str, deque[AgentInvocation]] = {}
-    for inv in sorted(nested, key=lambda inv: inv.start_ns):
-        if inv.via_tool is None and inv.via_handoff is None:
-            free.setdefault(inv.name, deque()).append(inv)
-    if not free:
-        return
-    for req in unexecuted(requests):
-        queue = free.get(req.name)
-        while queue and queue[0].start_ns < req.start_ns:
-            queue.popleft()
-        if queue:
-            req.agent = queue.popleft()
-
-
-def order_tools(tools: list[ToolExecution]) -> None:
-    """Start order, except that calls one model response asked for keep the order the model listed them
-    in (parallel calls may start in any order)."""
-    starts = [tool.start_ns for tool in tools]  # each read once
-    group_start: dict[int, int] = {}
-    for tool, start in zip(tools, starts, strict=True):
-        order = tool.request_order
-        if order is not None:
-            g = order[0]
-            first = group_start.get(g)
-            if first is None or start < first:
-                group_start[g] = start
-    keys = [
-        (start, 0, start) if order is None else (group_start[order[0]], order[1], start)
-        for order, start in zip(map(_REQUEST_ORDER, tools), starts, strict=True)
-    ]
-    positions = sorted(range(len(tools)), key=keys.__getitem__)  # stable, as a sort by key is
-    tools[:] = [tools[i] for i in positions]
-
-
-_REQUEST_ORDER = attrgetter("request_order")
 _peek_requests = peeker(Operation, "requested_tools")
