@@ -516,7 +516,7 @@ CATALOGUE: tuple[Mutant, ...] = (
     ),
     m(
         "Q03",
-        "_reconstruct/requests.py",
+        "_reconstruct/agent_requests.py",
         "while queue and queue[0].start_ns < req.start_ns:",
         "while queue and queue[0].start_ns <= req.start_ns:",
         REQ_T,

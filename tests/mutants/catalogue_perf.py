@@ -27,11 +27,16 @@ LZ = "_model/lazy.py"
 BA = "_dialects/_base.py"
 BU = "_reconstruct/builder.py"
 RQ = "_reconstruct/requests.py"
+AR = "_reconstruct/agent_requests.py"
 MR = "_dialects/_monocle_read.py"
 OI = "_dialects/openinference.py"
 GA = "_dialects/genai.py"
 SE = "_checks/selection.py"
 SS = "_evaluation/session.py"
+DI = "_dialects/__init__.py"
+ST = "_dialects/strands.py"
+RF = "_dialects/_requested_fast.py"
+FAST_T = ("tests/unit/test_fast_build_paths.py",)
 
 CATALOGUE: tuple[Mutant, ...] = (
     # -- value lookups -------------------------------------------------------------------------------
@@ -237,7 +242,7 @@ CATALOGUE: tuple[Mutant, ...] = (
     ),
     m(
         "PF25",
-        RQ,
+        AR,
         "            if first is None or start < first:",
         "            if first is None or start > first:",
         BUILD_T,
@@ -245,7 +250,7 @@ CATALOGUE: tuple[Mutant, ...] = (
     ),
     m(
         "PF26",
-        RQ,
+        AR,
         "(start, 0, start) if order is None else (group_start[order[0]], order[1], start)",
         "(start, 0, start) if order is None else (group_start[order[0]], start, order[1])",
         BUILD_T,
@@ -342,5 +347,102 @@ CATALOGUE: tuple[Mutant, ...] = (
         'if report.failed and entry["outcome"] is None:',
         ("tests/plugin/test_report.py", PLANTED),
         "a test whose teardown fails after a passing call is counted passed, not an error",
+    ),
+    # -- round 6: the build's fast paths (request matching by call ids, value conditions, GenAI reads) ---
+    m(
+        "PF38",
+        RQ,
+        "    if None in taken or len(set(taken)) != len(taken):",
+        "    if None in taken:",
+        FAST_T,
+        "by_call_ids answers when two tools carry one call id (both take the same request)",
+    ),
+    m(
+        "PF39",
+        RQ,
+        "        if call_id and call_id not in first:",
+        "        if call_id:",
+        FAST_T,
+        "by_call_ids takes the last request of a call id, not the earliest",
+    ),
+    m(
+        "PF40",
+        RQ,
+        "    if not build.handoffs:\n        taken = by_call_ids",
+        "    if True:\n        taken = by_call_ids",
+        FAST_T,
+        "the call-id matcher runs beside handoffs, which then match no request",
+    ),
+    m(
+        "PF41",
+        DI,
+        "                fns = conditioned\n",
+        "                pass\n",
+        FAST_T,
+        "a span that carries a dialect's value is not asked of that dialect (Strands' marker ignored)",
+    ),
+    m(
+        "PF42",
+        DI,
+        "                conditions.extend(needed)",
+        "                conditions.extend(needed[:1])",
+        FAST_T,
+        "only the first of a dialect's value conditions is checked (the marker as provider missed)",
+    ),
+    m(
+        "PF43",
+        ST,
+        "    if scope == SCOPE:\n        return None\n",
+        "",
+        FAST_T,
+        "Strands' own scope needs the marker too (its spans without gen_ai.system read as GenAI)",
+    ),
+    m(
+        "PF44",
+        GA,
+        "    if finish.__class__ is not tuple or len(finish) != 1 or finish[0].__class__ is not str:",
+        "    if finish.__class__ is not tuple or finish[0].__class__ is not str:",
+        FAST_T,
+        "a tuple of finish reasons is kept as it is when its first is a str (bools and numbers kept)",
+    ),
+    m(
+        "PF45",
+        GA,
+        "    if model.__class__ is not str or not model:",
+        "    if model.__class__ is not str:",
+        FAST_T,
+        "an empty response model is the model, not the request model",
+    ),
+    m(
+        "PF46",
+        GA,
+        "    if messages is None and k.INPUT_MESSAGES not in attrs:",
+        "    if messages is None:",
+        FAST_T,
+        "input messages recorded as None fall back to the prompt (get(key, default) does not)",
+    ),
+    m(
+        "PF47",
+        GA,
+        "    if raw.__class__ is str and _FLAT_CALL not in attrs:  # `model_requests`' first step, inlined",
+        "    if raw.__class__ is str:",
+        FAST_T,
+        "the inlined requests miss LiteLLM's flattened function call beside empty output messages",
+    ),
+    m(
+        "PF48",
+        RF,
+        "                    if call_id.__class__ is not str or not call_id:",
+        "                    if call_id.__class__ is not str:",
+        FAST_T,
+        "an empty call id of a requested tool call stays empty, not None",
+    ),
+    m(
+        "PF49",
+        BA,
+        "    _set_arguments(request, arguments)",
+        "    _set_arguments(request, call_id)",
+        FAST_T,
+        "a tool call request made without __init__ gets the wrong field",
     ),
 )

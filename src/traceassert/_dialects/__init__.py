@@ -1,7 +1,11 @@
 """Span dialects: each module turns the spans of one producer family into normalised operations.
 
 A dialect module may also define ``might_claim(scope_name, attribute_keys) -> bool``: a test on names
-alone that is False only when no span with that scope and those keys can be the dialect's.
+alone that is False only when no span with that scope and those keys can be the dialect's; and
+``claim_values(scope_name, attribute_keys) -> tuple[(key, value), ...] | None``: for spans of that
+signature, the attribute values one of which a span must carry (``attributes.get(key) == value``) for
+the dialect to claim it (None: no such condition). The dispatcher checks them itself and asks the
+dialect's ``classify`` only when one holds (Strands' marker on spans of another scope).
 
 ``DIALECTS`` is asked in order and the first module that understands a span wins, so the specific
 producers come before the generic GenAI conventions that several of them also emit.
@@ -75,10 +79,13 @@ def records_tool_executions(dialect: str | None, scope: str | None) -> bool:
     return scope is not None and scope.startswith(declared)
 
 
+#: the dialects that may claim a span of a signature, when none of the value conditions holds; the
+#: conditions; the dialects when one holds (see `_candidates`)
+Candidates = tuple[tuple[Classifier, ...], tuple[tuple[str, object], ...], tuple[Classifier, ...]]
 #: which dialects may claim spans of a (scope, attribute keys) signature: spans of one producer share
 #: a few signatures, so each dialect's name-based test runs once per signature, not once per span
-#: (attribute keys -> scope -> dialects)
-_CANDIDATES: dict[tuple[str, ...], dict[str | None, tuple[Classifier, ...]]] = {}
+#: (attribute keys -> scope -> candidates)
+_CANDIDATES: dict[tuple[str, ...], dict[str | None, Candidates]] = {}
 #: the same for the scope hints of spans without a scope (by attribute keys)
 _HINTERS: dict[tuple[str, ...], tuple[Hinter, ...]] = {}
 _CACHE_LIMIT = 20_000
@@ -88,18 +95,30 @@ _ALL_HINTERS: tuple[Hinter, ...] = tuple(
 _NO_SCOPES: frozenset[str] = frozenset()
 
 
-def _candidates(signature: Signature) -> tuple[Classifier, ...]:
+def _candidates(signature: Signature) -> Candidates:
+    """The dialects that may claim spans of ``signature``, in registry order: those whose ``might_claim``
+    allows it; the value conditions of those whose ``claim_values`` names some; and the same dialects
+    without the conditioned ones (what a span that meets none of the conditions is asked of: the
+    conditioned dialects would all answer None)."""
     scope, keys = signature
     key_set = frozenset(keys)
-    out: list[Classifier] = []
+    every: list[Classifier] = []
+    plain: list[Classifier] = []
+    conditions: list[tuple[str, object]] = []
     for dialect in DIALECTS:
         might = getattr(dialect, "might_claim", None)
         if might is None or might(scope, key_set):
-            out.append(dialect.classify)
-    return tuple(out)
+            every.append(dialect.classify)
+            values = getattr(dialect, "claim_values", None)
+            needed = values(scope, key_set) if values is not None else None
+            if needed is None:
+                plain.append(dialect.classify)
+            else:
+                conditions.extend(needed)
+    return tuple(plain), tuple(conditions), tuple(every)
 
 
-def _fns(keys: tuple[str, ...], scope: str | None) -> tuple[Classifier, ...]:
+def _fns(keys: tuple[str, ...], scope: str | None) -> Candidates:
     by_scope = _CANDIDATES.get(keys)
     if by_scope is None:
         if len(_CANDIDATES) >= _CACHE_LIMIT:
@@ -118,9 +137,16 @@ def classify(span: Span, keys: tuple[str, ...] | None = None) -> Operation | Non
     Reads the span alone: `classify_spans` also gives spans without a scope the one their trace shows.
     """
     by_scope = _CANDIDATES.get(tuple(span.attributes) if keys is None else keys)
-    fns = by_scope.get(span.scope_name) if by_scope is not None else None
-    if fns is None:
-        fns = _fns(tuple(span.attributes) if keys is None else keys, span.scope_name)
+    candidates = by_scope.get(span.scope_name) if by_scope is not None else None
+    if candidates is None:
+        candidates = _fns(tuple(span.attributes) if keys is None else keys, span.scope_name)
+    fns, conditions, conditioned = candidates
+    if conditions:  # a dialect that claims only spans with a value of its own: asked when they have it
+        get = span.attributes.get
+        for key, value in conditions:
+            if get(key) == value:
+                fns = conditioned
+                break
     for fn in fns:
         op = fn(span)
         if op is not None:

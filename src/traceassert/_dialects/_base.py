@@ -50,6 +50,7 @@ __all__ = [
     "model_op",
     "parsed_later",
     "shallow_json",
+    "tool_call_request",
     "tool_op",
 ]
 
@@ -63,6 +64,24 @@ class ToolCallRequest:
     name: str
     arguments: Any = None
     call_id: str | None = None
+
+
+_new = object.__new__
+_slots: dict[str, Any] = dict(ToolCallRequest.__dict__)  # the slots' member descriptors
+_set_name = _slots["name"].__set__
+_set_arguments = _slots["arguments"].__set__
+_set_call_id = _slots["call_id"].__set__
+
+
+def tool_call_request(name: str, arguments: Any, call_id: str | None) -> ToolCallRequest:
+    """``ToolCallRequest(name, arguments, call_id)``, its three slots set directly: a frozen dataclass's
+    ``__init__`` sets each field through ``object.__setattr__``, twice the cost (one per tool call a
+    model asked for)."""
+    request: ToolCallRequest = _new(ToolCallRequest)
+    _set_name(request, name)
+    _set_arguments(request, arguments)
+    _set_call_id(request, call_id)
+    return request
 
 
 @lazy_fields("input", "output", "result", "requested_tools")

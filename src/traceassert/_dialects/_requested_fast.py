@@ -15,7 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .._common.jsonvalue import MAX_JSON_DEPTH, shallow_json
-from ._base import ToolCallRequest
+from ._base import ToolCallRequest, tool_call_request
 
 __all__ = ["tool_calls_from_text"]
 
@@ -31,7 +31,10 @@ def _from_messages(messages: list[Any]) -> tuple[ToolCallRequest, ...]:
         if parts:
             for part in parts:
                 if part.type == "tool_call" and isinstance(part.name, str):
-                    out.append(ToolCallRequest(part.name, part.arguments, _opt_str(part.id)))
+                    call_id = part.id
+                    if call_id.__class__ is not str or not call_id:  # `_opt_str`: a str as it is
+                        call_id = _opt_str(call_id)
+                    out.append(tool_call_request(part.name, part.arguments, call_id))
         calls = msg.tool_calls
         if isinstance(calls, list):
             for call in calls:

@@ -162,6 +162,11 @@ def model_requests(attrs: Mapping[str, Any]) -> tuple[ToolCallRequest, ...]:
         found = tool_calls_from_text(raw)  # without reading the messages' content
         if found is not None:
             return found
+    return _parsed_requests(attrs)
+
+
+def _parsed_requests(attrs: Mapping[str, Any]) -> tuple[ToolCallRequest, ...]:
+    """`model_requests` from the output messages parsed whole."""
     output_messages = _output_messages(attrs)
     requested = requested_tool_calls(output_messages)
     if output_messages is None and aa.OUTPUT in attrs:  # any-agent: gen_ai.output
@@ -178,6 +183,11 @@ def _requests_of(attrs: Mapping[str, Any]) -> tuple[ToolCallRequest, ...]:
     them); none at all, without parsing, when the output is JSON text that names no tool call (no
     ``tool_call`` / ``function`` in it, nor an escape that could spell one)."""
     raw = attrs.get(k.OUTPUT_MESSAGES)
+    if raw.__class__ is str and _FLAT_CALL not in attrs:  # `model_requests`' first step, inlined
+        if "tool_call" not in raw and "function" not in raw and "\\u" not in raw:
+            return ()
+        found = tool_calls_from_text(raw)
+        return _parsed_requests(attrs) if found is None else found
     if raw is None:
         raw = attrs.get(k.COMPLETION)
     if (
@@ -199,25 +209,37 @@ def model_fields(span: Span, op: str, dialect: str = NAME) -> Operation:
     """A model call from the ``gen_ai.*`` keys of ``span`` (shared by dialects that build on GenAI); its
     content (input and output text, the tool calls asked for) is read when first used."""
     attrs = span.attributes
+    get = attrs.get
     inp, out, total = _tokens(attrs)
-    finish = attrs.get(k.RESPONSE_FINISH_REASONS)
+    finish = get(k.RESPONSE_FINISH_REASONS)
     if finish is None:
-        finish = attrs.get(k.RESPONSE_FINISH_REASON)
-    stream = attrs.get(k.REQUEST_STREAM)
+        finish = get(k.RESPONSE_FINISH_REASON)
+    if finish.__class__ is not tuple or len(finish) != 1 or finish[0].__class__ is not str:
+        finish = as_str_tuple(finish)  # (a tuple of one string is its own answer)
+    stream = get(k.REQUEST_STREAM)
     if stream is None:
-        stream = attrs.get("gen_ai.is_streaming")
+        stream = get("gen_ai.is_streaming")
+    model = get(k.RESPONSE_MODEL)  # `as_str(response model) or as_str(request model)`: a str as it is
+    if model.__class__ is not str or not model:
+        model = as_str(model) or as_str(get(k.REQUEST_MODEL))
+    provider = get(k.PROVIDER_NAME)
+    if provider.__class__ is not str or not provider:
+        provider = as_str(provider) or as_str(get(k.SYSTEM))
+    messages = get(k.INPUT_MESSAGES)  # `get(INPUT_MESSAGES, get(PROMPT))`
+    if messages is None and k.INPUT_MESSAGES not in attrs:
+        messages = get(k.PROMPT)
     failed = _failed(span)
     return model_op(
         dialect=dialect,
         operation=op,
-        model=as_str(attrs.get(k.RESPONSE_MODEL)) or as_str(attrs.get(k.REQUEST_MODEL)),
-        provider=as_str(attrs.get(k.PROVIDER_NAME)) or as_str(attrs.get(k.SYSTEM)),
+        model=model,
+        provider=provider,
         input_tokens=inp,
         output_tokens=out,
         total_tokens=total,
-        finish_reasons=as_str_tuple(finish),
+        finish_reasons=finish,
         streamed=bool(stream) if isinstance(stream, bool | int) else None,
-        input=_later(user_text, attrs.get(k.INPUT_MESSAGES, attrs.get(k.PROMPT))),
+        input=None if messages is None else later(user_text, messages),
         output=later(model_output, attrs),
         requested_tools=_requests_of(attrs),
         failed=failed,

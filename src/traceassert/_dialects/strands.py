@@ -39,7 +39,7 @@ from ._base import Operation, ToolCallRequest, maybe_json
 from ._handoffs import handoff_operation, named_target
 from ._messages import final_text, requested_tool_calls, user_text
 
-__all__ = ["MARKER", "NAME", "RECORDS_TOOL_EXECUTIONS", "SCOPE", "classify"]
+__all__ = ["MARKER", "NAME", "RECORDS_TOOL_EXECUTIONS", "SCOPE", "claim_values", "classify"]
 
 NAME = "strands"
 
@@ -66,6 +66,15 @@ def might_claim(scope: str | None, keys: frozenset[str]) -> bool:
     """Whether spans of this scope with these attribute keys can be this dialect's (a necessary
     condition, from names only: the dispatcher caches it per key signature)."""
     return scope == SCOPE or k.SYSTEM in keys or k.PROVIDER_NAME in keys
+
+
+def claim_values(scope: str | None, keys: frozenset[str]) -> tuple[tuple[str, str], ...] | None:
+    """Outside its own scope, a span is Strands' only with its marker (`_is_strands`): the dispatcher
+    checks the marker itself (see the package's ``__init__``) instead of asking `classify` of every span
+    that carries ``gen_ai.system`` or ``gen_ai.provider.name``."""
+    if scope == SCOPE:
+        return None
+    return tuple((key, MARKER) for key in (k.SYSTEM, k.PROVIDER_NAME) if key in keys)
 
 
 def classify(span: Span) -> Operation | None:

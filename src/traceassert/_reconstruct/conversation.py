@@ -36,7 +36,8 @@ from typing import TYPE_CHECKING, Any
 from .._dialects._tool_results import ToolCallResult, tool_results
 from .._model.lazy import later
 from .._model.records import AgentInvocation, ErrorInfo, ModelCall, ToolExecution, ToolRequest
-from .requests import is_handoff_name, order_tools
+from .agent_requests import order_tools
+from .requests import is_handoff_name
 
 if TYPE_CHECKING:
     from .builder import AgentBuild, Builder

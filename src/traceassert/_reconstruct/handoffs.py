@@ -32,8 +32,8 @@ from typing import TYPE_CHECKING
 from .._dialects._handoffs import named_target, normalize_agent_name, transfer_target
 from .._dialects._langgraph import is_parent_command
 from .._model.records import AgentInvocation, ErrorInfo, Handoff, ToolExecution, ToolRequest
+from .agent_requests import unexecuted
 from .arguments import parse_arguments
-from .requests import unexecuted
 
 if TYPE_CHECKING:
     from .builder import AgentBuild, Builder

@@ -8,9 +8,10 @@ from typing import TYPE_CHECKING
 
 from .._model.lazy import first_of, later, peek
 from .._model.records import AgentInvocation
+from .agent_requests import match_agent_requests, order_tools
 from .finish import call_tokens, finish_model, finish_tool, first, is_cancellation
 from .handoffs import AgentIndex, dedupe_handoffs, handoffs_from_requests, is_control_flow
-from .requests import match_agent_requests, match_requests, order_tools
+from .requests import match_requests
 from .streaming import streamed_text
 
 if TYPE_CHECKING:

@@ -19,20 +19,19 @@ import itertools
 import json
 import re
 from collections import deque
-from collections.abc import Hashable, Iterable, Sequence
-from operator import attrgetter
+from collections.abc import Hashable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .._dialects import Operation, ToolCallRequest
 from .._dialects._handoffs import NAMED_TARGET_TOOLS, TRANSFER_PREFIX, normalize_agent_name
-from .._model.lazy import later
-from .._model.records import AgentInvocation, Handoff, ToolExecution, ToolRequest
+from .._model.lazy import Deferred, later, peeker
+from .._model.records import Handoff, ToolExecution, ToolRequest
 from .arguments import SCALAR_KEY, parse_arguments
 
 if TYPE_CHECKING:
     from .builder import AgentBuild as AgentBuild
 
-__all__ = ["is_handoff_name", "match_agent_requests", "match_requests", "order_tools"]
+__all__ = ["by_call_ids", "is_handoff_name", "match_requests"]
 
 
 _SCALARS = (str, int, float, bool, type(None))
@@ -258,9 +257,20 @@ def build_requests(build: AgentBuild) -> list[tuple[tuple[int, int], ToolRequest
     """One `ToolRequest` per call each model call of ``build`` asked for (``requested_tools``), with its
     position ``(model call, call in the response)``."""
     out: list[tuple[tuple[int, int], ToolRequest]] = []
+    model_ops = build.model_ops
     for m_index, call in enumerate(build.models):
+        ops = model_ops[id(call)]
+        if len(ops) == 1:  # `_requests` of one operation: its requests, read without a Python call
+            asked = _peek_requests(ops[0])
+            if asked.__class__ is Deferred:
+                asked = ops[0].requested_tools
+        else:
+            asked = _requests(ops)
+        if not asked:
+            call.requested_tools = ()
+            continue
         own = []
-        for r_index, req in enumerate(_requests(build.model_ops[id(call)])):
+        for r_index, req in enumerate(asked):
             request = ToolRequest(  # positional: a call with keywords costs twice as much
                 req.name,  # name
                 later(parse_arguments, req.arguments),  # arguments, read when first used
@@ -285,6 +295,12 @@ def match_requests(build: AgentBuild, handoff_tools: dict[int, str | None]) -> l
         return []
     requests = [req for _, req in entries]
     orders = [order for order, _ in entries]
+    if not build.handoffs:
+        taken = by_call_ids(build.tools, requests)
+        if taken is not None:  # what the general matcher below takes, found in one pass (see there)
+            for tool, chosen in zip(build.tools, taken, strict=True):
+                _apply(tool, requests[chosen], orders[chosen], None)
+            return requests
     call_starts = [call.start_ns for call in build.models]  # a request starts with its model call
     index = _Index(requests, [call_starts[order[0]] for order in orders])
     pending: list[ToolExecution] = []
@@ -307,7 +323,24 @@ def match_requests(build: AgentBuild, handoff_tools: dict[int, str | None]) -> l
     return requests
 
 
-def _apply(tool: ToolExecution, req: ToolRequest, order: tuple[int, int], index: _Index) -> None:
+def by_call_ids(tools: Sequence[ToolExecution], requests: Sequence[ToolRequest]) -> list[int] | None:
+    """The request each of ``tools`` takes, when each carries a call id of its own that a request has
+    (the common case); else None. Then `match_requests`' first pass gives each tool the earliest
+    request of its call id (no other tool has that id to take it first) and leaves no tool, and so no
+    request, to its later rules: the same matches."""
+    first: dict[str, int] = {}
+    for i, req in enumerate(requests):
+        call_id = req.call_id
+        if call_id and call_id not in first:
+            first[call_id] = i
+    get = first.get
+    taken = [get(tool.call_id) for tool in tools]  # type: ignore[arg-type]
+    if None in taken or len(set(taken)) != len(taken):
+        return None
+    return taken  # type: ignore[return-value]
+
+
+def _apply(tool: ToolExecution, req: ToolRequest, order: tuple[int, int], index: _Index | None) -> None:
     tool.name = req.name  # the name the model asked for (a span may say ``get_weather.__call__``)
     tool.request_order = order
     tool.request = req
@@ -317,7 +350,7 @@ def _apply(tool: ToolExecution, req: ToolRequest, order: tuple[int, int], index:
     if tool.raw_arguments is None or tool.raw_arguments == "":
         tool.raw_arguments = req.raw_arguments
         tool.arguments = later(_copy, req)
-    elif index.parsed_before(tool):
+    elif index is not None and index.parsed_before(tool):
         tool.arguments = _matched_arguments(tool.raw_arguments, req, index.parsed(tool, ()))
     else:  # read when first used
         tool.arguments = later(_matched_arguments, tool.raw_arguments, req)
@@ -351,48 +384,4 @@ def _link_handoff(handoff: Handoff, req: ToolRequest) -> None:
         handoff.arguments = dict(req.arguments)
 
 
-def unexecuted(requests: Iterable[ToolRequest]) -> list[ToolRequest]:
-    """The requests that neither an execution, a handoff nor a nested agent carried out."""
-    return [r for r in requests if not r.executed]
-
-
-def match_agent_requests(requests: Sequence[ToolRequest], nested: Sequence[AgentInvocation]) -> None:
-    """Link each request still unexecuted that names an agent nested in the requesting one (started no
-    earlier than the request's model call, not started by a tool or a handoff) to the earliest such
-    invocation not yet linked: a framework that runs an agent as a tool with no tool span of its own
-    (a smolagents managed agent) leaves only that agent's run to show the call was carried out."""
-    free: dict[str, deque[AgentInvocation]] = {}
-    for inv in sorted(nested, key=lambda inv: inv.start_ns):
-        if inv.via_tool is None and inv.via_handoff is None:
-            free.setdefault(inv.name, deque()).append(inv)
-    if not free:
-        return
-    for req in unexecuted(requests):
-        queue = free.get(req.name)
-        while queue and queue[0].start_ns < req.start_ns:
-            queue.popleft()
-        if queue:
-            req.agent = queue.popleft()
-
-
-def order_tools(tools: list[ToolExecution]) -> None:
-    """Start order, except that calls one model response asked for keep the order the model listed them
-    in (parallel calls may start in any order)."""
-    starts = [tool.start_ns for tool in tools]  # each read once
-    group_start: dict[int, int] = {}
-    for tool, start in zip(tools, starts, strict=True):
-        order = tool.request_order
-        if order is not None:
-            g = order[0]
-            first = group_start.get(g)
-            if first is None or start < first:
-                group_start[g] = start
-    keys = [
-        (start, 0, start) if order is None else (group_start[order[0]], order[1], start)
-        for order, start in zip(map(_REQUEST_ORDER, tools), starts, strict=True)
-    ]
-    positions = sorted(range(len(tools)), key=keys.__getitem__)  # stable, as a sort by key is
-    tools[:] = [tools[i] for i in positions]
-
-
-_REQUEST_ORDER = attrgetter("request_order")
+_peek_requests = peeker(Operation, "requested_tools")
