@@ -507,8 +507,8 @@ CATALOGUE: tuple[Mutant, ...] = (
     m(
         "Q02",
         "_reconstruct/requests.py",
-        "i = queue.popleft()\n        used[i] = True",
-        "i = queue[0]\n        used[i] = True",
+        "return None\n        i = queue.popleft()\n        used[i] = True\n        return i\n\n    def by_call_id",
+        "return None\n        i = queue[0]\n        used[i] = True\n        return i\n\n    def by_call_id",
         REQ_T,
         "a request matched stays first in its queue",
         "the request is marked used, and every "
@@ -524,9 +524,9 @@ CATALOGUE: tuple[Mutant, ...] = (
     ),
     m(
         "Q04",
-        "_reconstruct/requests.py",
-        "return (group_start[tool.request_order[0]], tool.request_order[1], tool.start_ns)",
-        "return (group_start[tool.request_order[0]], 0, tool.start_ns)",
+        "_reconstruct/agent_requests.py",
+        "else (group_start[order[0]], order[1], start)",
+        "else (group_start[order[0]], 0, start)",
         REQ_T,
         "parallel calls lose the model's order",
     ),
