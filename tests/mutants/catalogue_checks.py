@@ -76,7 +76,7 @@ CATALOGUE: tuple[Mutant, ...] = (
     ),
     m(
         "CK07",
-        IT,
+        "_checks/invocation/absence.py",
         'unknown = [] if sel.unknown_outcomes == "accept" else [t for t in tools if t.failed is None]',
         "unknown = []",
         UNKNOWN_T,

@@ -64,7 +64,7 @@ CATALOGUE: tuple[Mutant, ...] = (
     ),
     m(
         "R04",
-        "_report/tree.py",
+        "_report/totals.py",
         'row["failed"] += inv.failed',
         'row["failed"] += 0',
         REPORT_T,
@@ -72,7 +72,7 @@ CATALOGUE: tuple[Mutant, ...] = (
     ),
     m(
         "R05",
-        "_report/tree.py",
+        "_report/totals.py",
         'row["model_calls"] += len(inv.model_calls)',
         'row["model_calls"] = len(inv.model_calls)',
         REPORT_T,
