@@ -140,6 +140,22 @@ def test_the_root_under_the_test_s_traceparent_completes_the_trace(
     assert [s.name for s in trace.spans if s.parent_id is None] == ["handle"]
 
 
+def test_a_json_root_under_the_test_s_traceparent_without_flags_completes_the_trace(
+    shared: ta.Receiver,
+) -> None:
+    """A JSON exporter that writes no ``flags`` (older SDKs, other languages) leaves only the parent id to
+    tell: a span whose parent is the test's own traceparent span is the trace's root."""
+    rx = shared.new_trace()
+    doc = json.loads(json_body(_app(rx.traceparent)))
+    for resource in doc["resourceSpans"]:
+        for scope in resource["scopeSpans"]:
+            for span in scope["spans"]:
+                span.pop("flags", None)
+    assert post(shared.endpoint, "/v1/traces", json.dumps(doc).encode(), JSON)[0] == 200
+    trace = rx.wait(timeout=0)
+    assert [s.name for s in trace.spans if s.parent_id is None] == ["handle"]
+
+
 def test_a_root_under_a_span_of_another_process_completes_the_trace(shared: ta.Receiver) -> None:
     """The app's first span hangs under a service's span (not the test's): protobuf's flags say the
     parent is in another process, so the trace has its root."""
