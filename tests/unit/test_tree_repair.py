@@ -50,7 +50,7 @@ def _shape(tree: SpanTree) -> tuple[Any, ...]:
         [(at(tree.parent(s)), [at(c) for c in tree.children(s)]) for s in tree.spans],
         [pos[key] for key in tree._children],
         [pos[key] for key in tree._parent],
-        {span_id: at(s) for span_id, s in tree._by_id.items()},
+        {span.span_id: at(tree.get(span.span_id)) for span in tree.spans},
         {key: at(s) for key, s in tree._by_key.items()},
     )
 

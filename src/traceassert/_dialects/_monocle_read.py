@@ -154,6 +154,21 @@ def metadata_values(metas: Sequence[Mapping[str, Any]]) -> list[Any]:
     event that has one of its keys (``prompt_tokens`` or ``input_tokens``, ``completion_tokens`` or
     ``output_tokens``, ``total_tokens``, ``finish_reason``; in an event, the first key set); None for
     one that none has."""
+    if len(metas) == 1:  # the usual one event: the same lookups, without the loops
+        get = metas[0].get
+        prompt = get("prompt_tokens")
+        if prompt is None or prompt == "":
+            prompt = get("input_tokens")
+            if prompt == "":
+                prompt = None
+        completion = get("completion_tokens")
+        if completion is None or completion == "":
+            completion = get("output_tokens")
+            if completion == "":
+                completion = None
+        total = get("total_tokens")
+        reason = get("finish_reason")
+        return [prompt, completion, None if total == "" else total, None if reason == "" else reason]
     found: list[Any] = []
     for keys in _METADATA_KEYS:
         value = None

@@ -71,8 +71,8 @@ class SpanTree:
         self._by_key = by_key
         # internal maps are keyed by id(span): the tree keeps its spans alive, so ids are stable
         pos = self._pos = dict(zip(map(id, kept), range(len(kept)), strict=True))
-        # span id -> the first span (in start order) with it, whatever its trace
-        self._by_id: dict[str, Span] = dict(zip(map(_span_id, reversed(kept)), reversed(kept), strict=True))
+        #: span id -> the first span (in start order) with it, whatever its trace: made by the first `get`
+        self._by_id: dict[str, Span] | None = None
 
         parent: dict[int, Span] = {}
         children: dict[int, list[Span]] = {}
@@ -161,7 +161,11 @@ class SpanTree:
         sid = span_id.lower().removeprefix("0x")
         if trace_id is not None:
             return self._by_key.get((trace_id.lower().removeprefix("0x"), sid))
-        return self._by_id.get(sid)
+        by_id = self._by_id
+        if by_id is None:  # made from the last span to the first: the first span of an id is kept
+            spans = self.spans
+            by_id = self._by_id = dict(zip(map(_span_id, reversed(spans)), reversed(spans), strict=True))
+        return by_id.get(sid)
 
     def parent(self, span: Span) -> Span | None:
         return self._parent.get(id(self._own(span)))
