@@ -177,3 +177,42 @@ def test_the_reads_find_what_the_general_reads_find_on_odd_values() -> None:
     assert sum(len(_events_by_name(s).get("data.output", ())) > 1 for s in spans) > 300
     assert sum(any(k.startswith("entity.3") for k in s.attributes) for s in spans) > 50
     assert sum(model_entities(s.attributes)[0] is not None for s in spans) > 300
+
+
+@pytest.mark.parametrize(
+    ("recorded", "expected"),
+    [
+        (12, 12),
+        (12.0, 12),
+        ("12", 12),
+        (" 7 ", 7),
+        (True, None),
+        (False, None),
+        (math.nan, None),
+        ("x", None),
+    ],
+)
+def test_a_model_calls_counts_are_read_as_as_int_reads_them(recorded: Any, expected: int | None) -> None:
+    """The counts of the usual single ``metadata`` event, an int taken as it is and anything else read by
+    ``as_int``: a bool is no count, a NaN none either (and is noted for the trace's warning)."""
+    from traceassert._common.jsonvalue import NON_FINITE, as_int
+    from traceassert._dialects import monocle
+
+    attrs = {"monocle_apptrace.version": "0.8", "span.type": "inference", "entity.1.type": "model.llm.m"}
+    metadata = {"prompt_tokens": recorded, "completion_tokens": recorded, "total_tokens": recorded}
+    event = ta.SpanEvent("metadata", None, {**metadata, "finish_reason": recorded})
+    span = ta.Span(
+        "0" * 31 + "1", "1" * 16, None, "s", start_ns=0, end_ns=1, attributes=attrs, events=[event]
+    )
+    notes: list[Any] = []
+    token = NON_FINITE.set(notes)
+    try:
+        op = monocle.classify(span)
+    finally:
+        NON_FINITE.reset(token)
+    assert op is not None and op.kind == "model"
+    assert (op.input_tokens, op.output_tokens, op.total_tokens) == (expected, expected, expected)
+    assert all(type(n) is int for n in (op.input_tokens, op.output_tokens) if n is not None)
+    assert as_int(recorded) == expected
+    assert len(notes) == (3 if recorded is math.nan else 0)
+    assert op.finish_reasons == (recorded if isinstance(recorded, str) else str(recorded),)

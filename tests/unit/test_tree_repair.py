@@ -68,6 +68,10 @@ def test_the_shortcuts_build_the_tree_the_general_repairs_build(monkeypatch: pyt
         kept, by_key = without_duplicates(list(spans), [])
         assert {k: id(s) for k, s in tree._by_key.items()} == {k: id(s) for k, s in by_key.items()}
         assert sorted(map(id, tree.spans)) == sorted(map(id, kept))
+        # a span id without its trace id finds the first span in start order that has it
+        for span in spans:
+            first = next(s for s in tree.spans if s.span_id == span.span_id)
+            assert tree.get(span.span_id) is first
     assert cycles > 200 and duplicates > 1000  # the hostile structures are there
     # the general path: the walk over every span breaks the cycles, the children are gathered again
     monkeypatch.setattr(tree_module, "cycle_through", lambda parent, starts: True)
