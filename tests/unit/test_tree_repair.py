@@ -58,7 +58,7 @@ def _shape(tree: SpanTree) -> tuple[Any, ...]:
 def test_the_shortcuts_build_the_tree_the_general_repairs_build(monkeypatch: pytest.MonkeyPatch) -> None:
     cycles = duplicates = 0
     fast = []
-    for seed in range(1500):
+    for seed in range(1000):
         spans = _hostile(seed)
         tree = SpanTree(spans)
         fast.append(_shape(tree))
@@ -72,7 +72,7 @@ def test_the_shortcuts_build_the_tree_the_general_repairs_build(monkeypatch: pyt
         for span in spans:
             first = next(s for s in tree.spans if s.span_id == span.span_id)
             assert tree.get(span.span_id) is first
-    assert cycles > 200 and duplicates > 1000  # the hostile structures are there
+    assert cycles > 200 and duplicates > 700  # the hostile structures are there
     # the general path: the walk over every span breaks the cycles, the children are gathered again
     monkeypatch.setattr(tree_module, "cycle_through", lambda parent, starts: True)
     for seed, shape in enumerate(fast):
