@@ -14,9 +14,10 @@ VALUES_T = ("tests/unit/test_selection_index.py", "tests/unit/test_fast_paths.py
 EVENTS_T = ("tests/unit/test_selection_index.py", "tests/unit/test_monocle_checks.py", PLANTED)
 LAZY_T = ("tests/unit/test_lazy_content.py", "tests/unit/test_lazy_messages.py", PLANTED)
 BUILD_T = ("tests/unit/test_reconstruct.py", "tests/unit/test_requested_tools.py", PLANTED)
-MONOCLE_T = ("tests/unit/test_dialect_monocle.py", PLANTED)
+MONOCLE_T = ("tests/unit/test_dialect_monocle.py", "tests/unit/test_monocle_reads.py", PLANTED)
 OI_T = ("tests/unit/test_dialect_openinference.py", PLANTED)
 GENAI_T = ("tests/unit/test_genai_dialect_rules.py", "tests/unit/test_dialect_strands.py", PLANTED)
+TREE_T = ("tests/unit/test_trace.py", "tests/unit/test_tree_repair.py", PLANTED)
 LIVE_T = ("tests/unit/test_selection_types.py", "tests/receiver/test_processes.py", PLANTED)
 
 V = "_model/values.py"
@@ -29,6 +30,8 @@ BU = "_reconstruct/builder.py"
 RQ = "_reconstruct/requests.py"
 AR = "_reconstruct/agent_requests.py"
 MR = "_dialects/_monocle_read.py"
+MO = "_dialects/monocle.py"
+RP = "_model/repair.py"
 OI = "_dialects/openinference.py"
 GA = "_dialects/genai.py"
 SE = "_checks/selection.py"
@@ -260,42 +263,42 @@ CATALOGUE: tuple[Mutant, ...] = (
     m(
         "PF27",
         MR,
-        "    index = 1\n    misses = 0\n    while misses < 3:",
-        "    index = 1\n    misses = 0\n    while misses < 2:",
+        "    provider_name: str | None = None\n    index = 1\n    misses = 0\n    while misses < 3:",
+        "    provider_name: str | None = None\n    index = 1\n    misses = 0\n    while misses < 2:",
         MONOCLE_T,
-        "the entity walk stops after two missing numbers (a gap of two ends it)",
+        "a model call's entity walk stops after two missing numbers (a gap of two ends it)",
     ),
     m(
         "PF28",
         MR,
-        "    index = 1\n    misses = 0\n    while misses < 3:",
-        "    index = 0\n    misses = 0\n    while misses < 3:",
+        "    provider_name: str | None = None\n    index = 1\n    misses = 0\n    while misses < 3:",
+        "    provider_name: str | None = None\n    index = 0\n    misses = 0\n    while misses < 3:",
         MONOCLE_T,
-        "the entity walk starts at entity.0 (its absence spends one of the tolerated misses)",
+        "a model call's entity walk starts at entity.0 (its absence spends one of the tolerated misses)",
     ),
     m(
         "PF29",
         MR,
-        '            elif key == "type":\n                value = etype',
-        '            elif key == "type":\n                value = name',
+        "                if ptype is None:\n                    ptype = etype",
+        "                if ptype is None:\n                    ptype = name",
         MONOCLE_T,
-        "entity_in's type lookup gives the entity's name (the provider read from the model's name)",
+        "model_entities gives the inference entity's name as its type (the provider read from its name)",
     ),
     m(
         "PF30",
         MR,
-        "    for attrs in reversed(found) if last else found:",
-        "    for attrs in found if last else reversed(found):",
+        '            if value is not None and value != "":\n                out = response = value',
+        '            if value is not None and value != "" and response is None:\n                out = response = value',
         MONOCLE_T,
-        "event_value reads the first event for last=True and the last otherwise",
+        "data_of keeps the first data.output event's response, not the last one's",
     ),
     m(
         "PF31",
         MR,
-        "            out[name].append(ev.attributes)",
-        "            out[name] = [ev.attributes]",
+        '            if inp is None:\n                value = ev.attributes.get("input")',
+        '            if True:\n                value = ev.attributes.get("input")',
         MONOCLE_T,
-        "events_of keeps only the last event of a name",
+        "data_of takes the input of the last data.input event, not the first",
     ),
     m(
         "PF32",
@@ -444,5 +447,94 @@ CATALOGUE: tuple[Mutant, ...] = (
         "    _set_arguments(request, call_id)",
         FAST_T,
         "a tool call request made without __init__ gets the wrong field",
+    ),
+    # -- the span tree's shortcuts and Monocle's one-pass reads (round 6) ----------------------------------
+    m(
+        "PF50",
+        TR,
+        "            if pos[key] > i:\n                forward.append(span)",
+        "            if pos[key] > i + 1:\n                forward.append(span)",
+        TREE_T,
+        "a parent right after its child in start order is not a way into a cycle: such a cycle stays",
+    ),
+    m(
+        "PF51",
+        TR,
+        "            break_cycles(kept, parent, pos, notes)\n            children, roots = children_of(kept, parent)",
+        "            break_cycles(kept, parent, pos, notes)",
+        TREE_T,
+        "after a cycle is broken the children and roots gathered before stay (its span no root)",
+    ),
+    m(
+        "PF52",
+        RP,
+        "            if key in done:\n                break",
+        "            if key in done:\n                return False",
+        TREE_T,
+        "cycle_through gives up at the first span known to lead to a root (a later cycle is not found)",
+    ),
+    m(
+        "PF53",
+        TR,
+        "        if len(by_key) != len(kept):",
+        "        if len(by_key) < len(kept) - 1:",
+        TREE_T,
+        "a single repeated span id is not found: the later span replaces the first",
+    ),
+    m(
+        "PF54",
+        TR,
+        "dict(zip(map(_span_id, reversed(spans)), reversed(spans), strict=True))",
+        "dict(zip(map(_span_id, spans), spans, strict=True))",
+        TREE_T,
+        "get without a trace id finds the last span in start order with the id, not the first",
+    ),
+    m(
+        "PF55",
+        MR,
+        '            if code is None:\n                value = attrs.get("error_code")',
+        '            if True:\n                value = attrs.get("error_code")',
+        MONOCLE_T,
+        "data_of takes the error code of the last data.output event that has one, not the first",
+    ),
+    m(
+        "PF56",
+        MR,
+        '            completion = get("output_tokens")',
+        '            completion = get("input_tokens")',
+        MONOCLE_T,
+        "a single metadata event's completion tokens fall back to input_tokens, not output_tokens",
+    ),
+    m(
+        "PF57",
+        MR,
+        '            if prompt == "":\n                prompt = None',
+        "            pass",
+        MONOCLE_T,
+        "a single metadata event's empty input_tokens is read as a count, not as not recorded",
+    ),
+    m(
+        "PF58",
+        MR,
+        '                    if etype.startswith("model.embedding"):\n                        embedding = True',
+        '                    if etype.startswith("model."):\n                        embedding = True',
+        MONOCLE_T,
+        "model_entities calls every named model entity an embeddings model (every call an embeddings call)",
+    ),
+    m(
+        "PF59",
+        MO,
+        "        prompt = prompt_value if prompt_value.__class__ is int else as_int(prompt_value)",
+        "        prompt = prompt_value if isinstance(prompt_value, int) else as_int(prompt_value)",
+        MONOCLE_T,
+        "Monocle's inlined as_int takes a bool prompt count as a count",
+    ),
+    m(
+        "PF60",
+        MR,
+        "            if isinstance(etype, str) and etype.startswith(prefixes):",
+        "            if isinstance(etype, str) and etype.startswith(prefixes[0]):",
+        MONOCLE_T,
+        "entity reads only the first prefix (an MCP tool's name is not found by its mcp. type)",
     ),
 )

@@ -45,14 +45,7 @@ from ._base import (
 from ._handoffs import handoff_span
 from ._messages import message_text
 from ._monocle_args import name_arguments
-from ._monocle_read import (
-    Events,
-    entities_of,
-    entity,
-    entity_in,
-    event_value,
-    events_of,
-)
+from ._monocle_read import data_of, entity, metadata_values, model_entities
 
 __all__ = ["NAME", "RECORDS_TOOL_EXECUTIONS", "classify", "entity", "refine"]
 
@@ -139,17 +132,19 @@ def _user_text(messages: Any) -> str | None:
     return "\n".join(texts) if texts else None
 
 
-def _requests(value: Any) -> tuple[ToolCallRequest, ...]:
-    """Tool calls in a model response as Monocle records them: ``{"ai": {"name", "args", "id"}}``
-    (LangChain; the first call only) or ``{"assistant": [{"tool_id", "tool_name", "tool_arguments"}]}``."""
-    value = maybe_json(value)
-    if not isinstance(value, Mapping):
+def _requests(response: Any) -> tuple[ToolCallRequest, ...]:
+    """Tool calls in a model response (JSON text, or parsed) as Monocle records them: ``{"ai": {"name",
+    "args", "id"}}`` (LangChain; the first call only) or ``{"assistant": [{"tool_id", "tool_name",
+    "tool_arguments"}]}``."""
+    value = maybe_json(response)
+    # (`isinstance(_, Mapping)`, its usual case first: a dict is one, tested without the ABC's check)
+    if value.__class__ is not dict and not isinstance(value, Mapping):
         return ()
     out: list[ToolCallRequest] = []
     for item in value.values():
         calls = item if isinstance(item, list | tuple) else [item]
         for call in calls:
-            if not isinstance(call, Mapping):
+            if call.__class__ is not dict and not isinstance(call, Mapping):
                 continue
             name = call.get("tool_name", call.get("name"))
             if not isinstance(name, str) or not name:
@@ -162,14 +157,13 @@ def _requests(value: Any) -> tuple[ToolCallRequest, ...]:
     return tuple(out)
 
 
-def _error_code(events: Events) -> str | None:
-    """``data.output`` ``error_code`` when it reports a failure: ``error`` or an HTTP-style code >= 400.
+def _error_code(value: Any) -> str | None:
+    """``data.output`` ``error_code`` (not None) when it reports a failure: ``error`` or an HTTP-style
+    code >= 400.
 
     Monocle also puts a result's own ``status`` there (``completed``, ``incomplete``, ...): not failures.
     """
-    if "data.output" not in events:
-        return None
-    code = as_str(event_value(events, "data.output", "error_code"))
+    code = as_str(value)
     if code is None:
         return None
     number = as_int(code)
@@ -178,16 +172,13 @@ def _error_code(events: Events) -> str | None:
     return None
 
 
-def _outcome(span: Span, events: Events) -> tuple[bool | None, ErrorInfo | None]:
-    code = _error_code(events)
-    if span.status.code == "ERROR" or code is not None:
-        info = error_info(span)
-        if info is None or (info.type is None and info.message is None):
-            info = ErrorInfo(code, span.status.description)
-        return True, info
-    if span.end_ns is None:
-        return None, None
-    return False, None
+def _error(span: Span, code: str | None) -> ErrorInfo:
+    """The error of a failed span: what it records (``error_info``), else the error code and the
+    status description."""
+    info = error_info(span)
+    if info is None or (info.type is None and info.message is None):
+        info = ErrorInfo(code, span.status.description)
+    return info
 
 
 def _model(
@@ -195,42 +186,46 @@ def _model(
     span_type: str,
     failed: bool | None,
     error: ErrorInfo | None,
-    events: Events,
     inp: Any,
+    response: Any,
+    metas: list[Mapping[str, Any]] | None,
 ) -> Operation:
-    attrs = span.attributes
-    entities = entities_of(attrs)  # four lookups: the entities read once
-    if "metadata" in events:
-        prompt = as_int(event_value(events, "metadata", "prompt_tokens", "input_tokens"))
-        completion = as_int(event_value(events, "metadata", "completion_tokens", "output_tokens"))
-        total = as_int(event_value(events, "metadata", "total_tokens"))
-        reason = as_str(event_value(events, "metadata", "finish_reason"))
+    model, embedding, ptype, provider_name = model_entities(span.attributes)
+    if metas is not None:
+        prompt_value, completion_value, total_value, reason_value = metadata_values(metas)
+        # `as_int` / `as_str`, whose answer for an int / a str is the value itself, called for the others
+        prompt = prompt_value if prompt_value.__class__ is int else as_int(prompt_value)
+        completion = completion_value if completion_value.__class__ is int else as_int(completion_value)
+        total = total_value if total_value.__class__ is int else as_int(total_value)
+        reason = reason_value if reason_value.__class__ is str else as_str(reason_value)
     else:  # (a provider call inside a framework's: no usage, nothing to look up)
         prompt = completion = total = reason = None
     if total is None and (prompt is not None or completion is not None):
         total = (prompt or 0) + (completion or 0)
-    embedding = (
-        span_type.startswith("embedding") or entity_in(entities, attrs, ("model.embedding",)) is not None
-    )
     # the provider is the inference entity's type ("inference.openai"); provider_name is its host name
-    ptype = entity_in(entities, attrs, ("inference.",), "type")
     provider = ptype.partition(".")[2] if ptype else None
     if not provider or provider == "generic":
-        provider = entity_in(entities, attrs, ("inference.",), "provider_name") or provider or None
-    response = event_value(events, "data.output", "response", last=True)
+        provider = provider_name or provider or None
+    # the tool calls the response asks for, read now (the reconstruction reads every call's requests);
+    # none, without parsing, for JSON text that holds no name (a call has a ``name`` or ``tool_name``)
+    # nor an escape that could spell one
+    if response is None or (response.__class__ is str and 'name"' not in response and "\\u" not in response):
+        requested: tuple[ToolCallRequest, ...] = ()
+    else:
+        requested = _requests(response)
     return model_op(
         dialect=NAME,
         name=span.name,
-        operation="embeddings" if embedding else "chat",
-        model=entity_in(entities, attrs, ("model.llm.", "model.embedding.", "model.")),
+        operation="embeddings" if embedding or span_type.startswith("embedding") else "chat",
+        model=model,
         provider=provider,
         input_tokens=prompt,
         output_tokens=completion,
         total_tokens=total,
         finish_reasons=(reason,) if reason else (),
-        input=_later(_text, inp),
-        output=_later(_model_output, response),
-        requested_tools=_requests_of(response),
+        input=None if inp is None else later(_text, inp),
+        output=None if response is None else later(_model_output, response),
+        requested_tools=requested,
         failed=failed,
         error=error,
     )
@@ -247,22 +242,6 @@ def _model_output(response: Any) -> Any:
     return output if isinstance(output, str) else _text(output)
 
 
-def _model_requests(response: Any) -> tuple[ToolCallRequest, ...]:
-    output = maybe_json(response)
-    return () if isinstance(output, str) else _requests(output)
-
-
-def _requests_of(response: Any) -> tuple[ToolCallRequest, ...]:
-    """``_model_requests(response)`` (read now: the reconstruction reads every call's requests); none,
-    without parsing, for JSON text that holds no name (a call has a ``name`` or ``tool_name``) nor an
-    escape that could spell one."""
-    if response is None:
-        return ()
-    if response.__class__ is str and 'name"' not in response and "\\u" not in response:
-        return ()
-    return _model_requests(response)
-
-
 def might_claim(scope: str | None, keys: frozenset[str]) -> bool:
     """Whether spans of this scope with these attribute keys can be this dialect's (a necessary
     condition, from names only: the dispatcher caches it per key signature)."""
@@ -270,14 +249,22 @@ def might_claim(scope: str | None, keys: frozenset[str]) -> bool:
 
 
 def classify(span: Span) -> Operation | None:
-    span_type = span.attributes.get(SPAN_TYPE)
-    if not isinstance(span_type, str) or not span_type or not _is_monocle(span, span_type):
-        return None
     attrs = span.attributes
-    events = events_of(span)
-    failed, error = _outcome(span, events)
-    inp = event_value(events, "data.input", "input")
-    out = event_value(events, "data.output", "response", "output", last=True)
+    span_type = attrs.get(SPAN_TYPE)
+    if not isinstance(span_type, str) or not span_type:
+        return None
+    # (`_is_monocle`'s first test inlined: the version key, which Monocle's own exporters write)
+    if "monocle_apptrace.version" not in attrs and not _is_monocle(span, span_type):
+        return None
+    inp, out, response, code, metas = data_of(span.events)
+    if code is not None:
+        code = _error_code(code)
+    if code is not None or span.status.code == "ERROR":
+        failed: bool | None = True
+        error = _error(span, code)
+    else:
+        failed = None if span.end_ns is None else False
+        error = None
     if span_type in _WORKFLOW_TYPES or (
         span_type in _AGENT_TYPES and span.name.startswith(_CREWAI_NOT_AGENTS)
     ):
@@ -318,7 +305,7 @@ def classify(span: Span) -> Operation | None:
             error=error,
         )
     if span_type in _MODEL_TYPES or span_type in _EMBEDDING_TYPES or span_type.endswith(_MODELAPI):
-        return _model(span, span_type, failed, error, events, inp)
+        return _model(span, span_type, failed, error, inp, response, metas)
     if span_type in _RETRIEVAL_TYPES:
         query = as_str(_text(inp)) if inp is not None else None
         docs = _text(out)

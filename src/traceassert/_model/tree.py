@@ -12,13 +12,11 @@ from typing import Any
 
 from .._common.gcpause import gc_paused
 from .eventindex import EventPositions, with_event
+from .repair import Key, break_cycles, children_of, cycle_through, without_duplicates
 from .span import Span, spans_from
 from .values import KeyPositions, indexable_tuple, scan_equal, value_table
 
 __all__ = ["SpanTree"]
-
-
-Key = tuple[str, str]
 
 
 class SpanTree:
@@ -58,25 +56,13 @@ class SpanTree:
 
     def _build(self, spans: Iterable[Any], warnings: Iterable[str], source: str | None) -> None:
         notes = list(warnings)
-        items = spans_from(spans)
-        by_key: dict[Key, Span] = {}
-        kept: list[Span] = []
-        duplicates = 0
-        for span in items:
-            key = (span.trace_id, span.span_id)
-            if key in by_key:
-                duplicates += 1
-                if duplicates <= 5:
-                    notes.append(
-                        f"duplicate span id {span.span_id} (trace {span.trace_id}): kept the first "
-                        f"({by_key[key].name!r}), dropped {span.name!r}"
-                    )
-                continue
-            by_key[key] = span
-            kept.append(span)
-        if duplicates > 5:
-            notes.append(f"... {duplicates} duplicate span ids in all")
-        kept.sort(key=_start_key)
+        kept = spans_from(spans)
+        # (trace id, span id) -> span, made in one pass in C; only when ids repeat (fewer keys than
+        # spans) does `without_duplicates` find them, name them and keep the first of each
+        by_key: dict[Key, Span] = dict(zip(map(_trace_and_span_id, kept), kept, strict=True))
+        if len(by_key) != len(kept):
+            kept, by_key = without_duplicates(kept, notes)
+        kept.sort(key=_start_ns)
         self.spans: tuple[Span, ...] = tuple(kept)
         # every span's attributes, in order, taken while the spans are at hand: a first lookup of a
         # value reads the spans that carry its key from here, without visiting each span again
@@ -84,32 +70,44 @@ class SpanTree:
         self.source = source
         self._by_key = by_key
         # internal maps are keyed by id(span): the tree keeps its spans alive, so ids are stable
-        self._pos: dict[int, int] = {id(s): i for i, s in enumerate(kept)}
-        by_id: dict[str, Span] = {}
-        for span in kept:
-            by_id.setdefault(span.span_id, span)
-        self._by_id = by_id
+        pos = self._pos = dict(zip(map(id, kept), range(len(kept)), strict=True))
+        #: span id -> the first span (in start order) with it, whatever its trace: made by the first `get`
+        self._by_id: dict[str, Span] | None = None
 
         parent: dict[int, Span] = {}
+        children: dict[int, list[Span]] = {}
+        roots: list[Span] = []
         orphans: list[Span] = []
         selfish: list[Span] = []
-        pos = self._pos
-        later = False  # a parent after its child in start order: only then can parents form a cycle
+        forward: list[Span] = []  # spans whose parent comes after them in start order
         for i, span in enumerate(kept):
-            if span.parent_id is None:
+            parent_id = span.parent_id
+            if parent_id is None:
+                roots.append(span)
                 continue
-            p = by_key.get((span.trace_id, span.parent_id))
+            p = by_key.get((span.trace_id, parent_id))
             if p is None or p is span:
                 orphans.append(span)
+                roots.append(span)
                 if p is span:
                     selfish.append(span)
                 continue
+            key = id(p)
             parent[id(span)] = p
-            if pos[id(p)] > i:
-                later = True
+            lst = children.get(key)
+            if lst is None:
+                children[key] = [span]
+            else:
+                lst.append(span)
+            if pos[key] > i:
+                forward.append(span)
         self._parent = parent
-        if later:
-            self._break_cycles(notes)
+        # parents can form a cycle only through a span whose parent comes after it (along parents that
+        # come first, positions only fall): when none of those leads back to itself, `_break_cycles`
+        # (the general walk over every span) would find nothing
+        if forward and cycle_through(parent, forward):
+            break_cycles(kept, parent, pos, notes)
+            children, roots = children_of(kept, parent)
         if selfish:
             names = ", ".join(repr(s.name) for s in selfish[:5])
             more = f" and {len(selfish) - 5} more" if len(selfish) > 5 else ""
@@ -128,18 +126,6 @@ class SpanTree:
                 f"{names}{more}"
             )
         self.orphans: tuple[Span, ...] = tuple(orphans)
-        children: dict[int, list[Span]] = {}
-        roots: list[Span] = []
-        for span in kept:
-            p = parent.get(id(span))
-            if p is None:
-                roots.append(span)
-            else:
-                lst = children.get(id(p))
-                if lst is None:
-                    children[id(p)] = [span]
-                else:
-                    lst.append(span)
         self._children = children
         self.roots: tuple[Span, ...] = tuple(roots)
         self.warnings: tuple[str, ...] = tuple(notes)
@@ -150,27 +136,6 @@ class SpanTree:
         self._value_index: dict[str, dict[Any, list[int]] | None] = {}
         self._event_index: EventPositions | None = None
         self._event_queries: dict[tuple[Any, ...], list[int]] = {}
-
-    def _break_cycles(self, notes: list[str]) -> None:
-        parent = self._parent
-        state: dict[int, int] = {}  # 1 = on the current path, 2 = done
-        for span in self.spans:
-            if id(span) in state:
-                continue
-            path: list[Span] = []
-            node: Span | None = span
-            while node is not None and id(node) not in state:
-                state[id(node)] = 1
-                path.append(node)
-                node = parent.get(id(node))
-            if node is not None and state.get(id(node)) == 1:
-                cycle = path[path.index(node) :]
-                first = min(cycle, key=lambda s: self._pos[id(s)])
-                del parent[id(first)]
-                names = " -> ".join(repr(s.name) for s in cycle)
-                notes.append(f"cycle in parent ids ({names}) broken: {first.name!r} made a root")
-            for s in path:
-                state[id(s)] = 2
 
     # -- lookups -----------------------------------------------------------------------------------
 
@@ -196,7 +161,11 @@ class SpanTree:
         sid = span_id.lower().removeprefix("0x")
         if trace_id is not None:
             return self._by_key.get((trace_id.lower().removeprefix("0x"), sid))
-        return self._by_id.get(sid)
+        by_id = self._by_id
+        if by_id is None:  # made from the last span to the first: the first span of an id is kept
+            spans = self.spans
+            by_id = self._by_id = dict(zip(map(_span_id, reversed(spans)), reversed(spans), strict=True))
+        return by_id.get(sid)
 
     def parent(self, span: Span) -> Span | None:
         return self._parent.get(id(self._own(span)))
@@ -350,8 +319,7 @@ class SpanTree:
         return found
 
 
-def _start_key(span: Span) -> int:
-    return span.start_ns
-
-
+_start_ns = attrgetter("start_ns")
+_span_id = attrgetter("span_id")
+_trace_and_span_id = attrgetter("trace_id", "span_id")
 _attributes = attrgetter("attributes")
