@@ -110,3 +110,20 @@ def test_a_secret_in_a_golden_recorded_without_redaction_is_redacted_in_the_diff
     secret = "sk-abcdefghijklmnopqrstuvwx0123456789"
     (change,) = behaviour_diff(_run(args={"note": secret}), _run(args={"note": "plain"})).changes
     assert secret not in change and change.startswith("a: t args['note']: \"[REDACTED]\" -> ")
+
+
+def test_a_run_whose_number_a_literal_name_took_gets_the_next_number() -> None:
+    """Runs of ``a`` beside an agent literally named ``a#2``: the second run of ``a`` is ``a#3`` (the
+    number the literal name took is skipped, not two)."""
+
+    def trace(third_tool: str) -> ta.Trace:
+        b = SpanBuilder()
+        for name, tool in (("a", "t"), ("a#2", "t"), ("a", third_tool)):
+            agent = b.span(
+                f"invoke_agent {name}", {"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": name}
+            )
+            b.tool(tool, agent, args='{"x": 1}', result="ok")
+        return b.trace()
+
+    changes = behaviour_diff(trace("u"), trace("v")).changes
+    assert changes == ['a#3: tool call removed: u({"x": 1})', 'a#3: tool call added: v({"x": 1})']

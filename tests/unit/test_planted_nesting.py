@@ -40,3 +40,15 @@ def test_the_hint_names_no_principal_when_the_nested_calls_are_below_several() -
     text = str(info.value)
     assert "the top-level agents' own calls" in text
     assert "alpha's own" not in text and "beta's own" not in text
+
+
+def test_work_outside_any_agent_stays_own_work_when_a_span_selector_names_the_principals() -> None:
+    """A span selector makes the outermost agents of the selected spans the principals (here ``a``): the
+    tool run outside any agent is still nobody's nested work, so ``top_level_only`` counts it."""
+    b = SpanBuilder()
+    b.tool("ping", b.span("request", {}), args="{}", result="ok")
+    b.tool("lookup", b.agent("a"), args="{}", result="ok")
+    trace = b.trace()
+    selected = ta.TraceAsserter(trace).where(attribute={"gen_ai.operation.name": "execute_tool"})
+    selected.top_level_only().called_tool("ping", count=1)
+    selected.top_level_only().called_tools(count=2)
