@@ -199,3 +199,37 @@ def test_matching_many_parallel_calls_is_linear(n: int, ids: bool, monkeypatch: 
     assert trace.unexecuted_tool_requests == ()
     assert counts["parse"] <= 2 * n and counts["key"] <= 2 * n, counts
     assert elapsed < 15, f"{n} parallel calls took {elapsed:.1f} s of CPU to reconstruct"
+
+
+def _two_parallel_sets(recorded: tuple[str, str], at_the_call_s_start: bool = False) -> ta.Trace:
+    """The model asks for ``set`` twice without call ids (``n`` 2, then 1); the executions record
+    ``recorded`` in that order, started after the model call or at its very start (a coarse clock)."""
+    b = SpanBuilder()
+    agent = b.agent("assistant")
+    chat = b.chat(
+        agent,
+        **{
+            "gen_ai.output.messages": _asks(
+                ("set", {"opts": {"n": 2}}, None), ("set", {"opts": {"n": 1}}, None)
+            )
+        },
+    )
+    for args in recorded:
+        b.tool("set", agent, args=args, start_ns=chat.start_ns if at_the_call_s_start else None)
+    return b.trace()
+
+
+def _matched(trace: ta.Trace) -> list[Any]:
+    return [tool.request.arguments if tool.request is not None else None for tool in trace.tool_executions]
+
+
+def test_parallel_calls_are_matched_by_arguments_equal_as_numbers() -> None:
+    """``1.0`` recorded for the ``1`` the model asked for (nested, where the arguments are compared as
+    JSON): each execution gets its own request, not the first of the name."""
+    trace = _two_parallel_sets(('{"opts": {"n": 1.0}}', '{"opts": {"n": 2}}'))
+    assert _matched(trace) == [{"opts": {"n": 1}}, {"opts": {"n": 2}}]
+
+
+def test_executions_started_at_their_model_call_s_very_start_are_matched() -> None:
+    trace = _two_parallel_sets(('{"opts": {"n": 1}}', '{"opts": {"n": 2}}'), at_the_call_s_start=True)
+    assert _matched(trace) == [{"opts": {"n": 1}}, {"opts": {"n": 2}}]
