@@ -133,10 +133,10 @@ class MadeIds:
         self.parents = _Made(parent)
 
     def trace(self, value: Any) -> str:
-        return self.traces[value] if value.__class__ is str else _named(value, 16, self.names)  # type: ignore[no-any-return]
+        return self.traces[value] if value.__class__ is str else _named(value, 16, self.names)
 
     def span(self, value: Any) -> str:
-        return self.spans[value] if value.__class__ is str else _named(value, 8, self.names)  # type: ignore[no-any-return]
+        return self.spans[value] if value.__class__ is str else _named(value, 8, self.names)
 
     def parent(self, value: Any) -> str | None:
         if value.__class__ is str:
