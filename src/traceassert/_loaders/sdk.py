@@ -156,6 +156,8 @@ def scope_from_json(
     value: dict[str, Any], scope_keys: tuple[str, ...] = _SCOPE_KEYS
 ) -> tuple[str | None, str | None]:
     """The instrumentation scope's name and version, from the first of ``scope_keys`` the span has."""
+    if value.keys().isdisjoint(scope_keys):  # the SDK writes none (the loop below would find none)
+        return None, None
     for key in scope_keys:
         scope = value.get(key)
         if scope:
