@@ -134,4 +134,20 @@ CATALOGUE: tuple[Mutant, ...] = (
         FAST_T,
         "MadeIds.span looks up any value: a list id fails as unhashable, not with the general message",
     ),
+    m(
+        "LD16",
+        SDK,
+        "    if value.keys().isdisjoint(scope_keys):",
+        '    if "scope" not in value:',
+        FAST_T,
+        "scope_from_json's quick answer looks for one scope key only (instrumentation_scope is lost)",
+    ),
+    m(
+        "LD17",
+        SDK,
+        "    if value.keys().isdisjoint(scope_keys):",
+        "    if value.keys().isdisjoint(scope_keys[:2]):",
+        FAST_T,
+        "scope_from_json's quick answer misses the later keys (scope, instrumentation_info)",
+    ),
 )

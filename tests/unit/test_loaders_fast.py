@@ -365,3 +365,16 @@ def test_a_record_reads_as_written() -> None:
         type(span.resource) is types.MappingProxyType
         and type(span.events[0].attributes) is types.MappingProxyType
     )
+
+
+@pytest.mark.parametrize(
+    "key", ["instrumentation_scope", "instrumentationScope", "scope", "instrumentation_info"]
+)
+def test_every_scope_key_is_read(key: str) -> None:
+    """``scope_from_json`` answers at once for a span without any scope key, and reads each of them."""
+    spans = _loaders.parse_spans(
+        json.dumps([_span(0, **{key: {"name": "lib", "version": "1.2"}}), _span(1)])
+    ).spans
+    assert [(s.scope_name, s.scope_version) for s in spans] == [("lib", "1.2"), (None, None)]
+    with pytest.raises(TraceLoadError, match="must be an object"):
+        _loaders.parse_spans(json.dumps([_span(0, **{key: ["lib"]})]))
