@@ -5,7 +5,8 @@ The catalogues live beside this script, one module a part of the code (``catalog
 redaction, nesting, the reconstruction rules), ``rules`` (the rules over a run and the name patterns),
 ``evaluation`` (trajectory scores, claims), ``checks`` (unknown outcomes, counts, the invocation gate)
 ``receive`` (the OTLP receiver) and ``perf`` (the speed work: value lookups, the event
-index, lazy fields, the trimmed walk, positional operations, Monocle's reads).
+index, lazy fields, the trimmed walk, positional operations, Monocle's reads) and ``load`` (the
+loaders' fast paths for span-dict files).
 
 Not collected by pytest (run it by hand from the repository root):
 
@@ -39,6 +40,7 @@ sys.path.insert(0, str(HERE))  # the catalogues beside the script, however it wa
 import catalogue_checks  # noqa: E402
 import catalogue_earlier  # noqa: E402
 import catalogue_evaluation  # noqa: E402
+import catalogue_load  # noqa: E402
 import catalogue_perf  # noqa: E402
 import catalogue_receive  # noqa: E402
 import catalogue_rules  # noqa: E402
@@ -51,6 +53,7 @@ CATALOGUES: dict[str, tuple[Mutant, ...]] = {
     "checks": catalogue_checks.CATALOGUE,
     "receive": catalogue_receive.CATALOGUE,
     "perf": catalogue_perf.CATALOGUE,
+    "load": catalogue_load.CATALOGUE,
 }
 CATALOGUE: tuple[Mutant, ...] = tuple(mu for part in CATALOGUES.values() for mu in part)
 _IDS = [mu.id for mu in CATALOGUE]

@@ -10,7 +10,7 @@ from typing import Any
 
 from .._errors import TraceLoadError
 from .._model.span import EMPTY_MAPPING, Span, SpanEvent, SpanLink, Status
-from .ids import hex_id, iso_to_ns, named_id, parent_id
+from .ids import MadeIds, hex_id, iso_to_ns, named_id, parent_id
 
 __all__ = [
     "CONVERSION_ERRORS",
@@ -19,6 +19,7 @@ __all__ = [
     "TRUNCATED",
     "Context",
     "freeze_json",
+    "freeze_shared",
     "hex_id",
     "iso_to_ns",
     "make_span",
@@ -75,11 +76,13 @@ class Context:
         "keys",
         "lines",
         "logs",
+        "made_ids",
         "named_ids",
         "order_issues",
         "other_signals",
         "path",
         "remote_parents",
+        "resources",
         "spans",
         "trace_ids",
         "tried",
@@ -120,6 +123,11 @@ class Context:
         self.logs: list[tuple[str, str, Any]] = []
         #: ids written as names, not hex (``"live-trace-1"``: hand-written fixtures) -> the hex id made
         self.named_ids: dict[str, str] = {}
+        #: the ids of span-dict files (SDK, Monocle, ...) as written -> as ``named_id`` makes them, each
+        #: made once (many spans share a trace id; a span's id comes back as its children's parent id)
+        self.made_ids = MadeIds(self.named_ids)
+        #: resource attributes of span-dict files, each distinct one frozen once (``freeze_shared``)
+        self.resources: dict[Any, tuple[Mapping[str, Any], Any]] = {}
 
     def note_other_signals(self, value: Mapping[str, Any]) -> bool:
         """Note the logs, metrics or profiles an OTLP document carries (the logs are kept for
@@ -195,12 +203,46 @@ def freeze_attributes_json(value: Any, keys: dict[str, str]) -> Mapping[str, Any
     if value.__class__ is not dict:
         raise TypeError(f"attributes must be an object, got {type(value).__name__}")
     out: dict[str, Any] = {}
+    intern = keys.setdefault
     for key, item in value.items():
         cls = item.__class__
         if cls is list or cls is dict:
             item = freeze_json(item, 1)
-        out[keys.setdefault(key, key)] = item
+        out[intern(key, key)] = item
     return types.MappingProxyType(out)
+
+
+#: value types equal only to their own kind and value, but for int and bool (1 == True): a mapping of
+#: them is shared by every object of equal items and value types (1.0 == 1 and 0.0 == -0.0 would not be)
+_EXACT_TYPES = frozenset((str, int, bool, type(None)))
+
+
+def freeze_shared(
+    value: Any, keys: dict[str, str], made: dict[Any, tuple[Mapping[str, Any], Any]]
+) -> Mapping[str, Any]:
+    """``freeze_attributes_json(value, keys)``, one read-only mapping for every equal object of strings,
+    ints, bools and nulls (a resource: every span of a process carries the same). ``made`` keeps each
+    by its items in order, with the types of its values unless they are all strings (a string equals
+    only a string)."""
+    if value.__class__ is dict and value:
+        try:
+            key = tuple(value.items())
+            hit = made.get(key)
+        except TypeError:  # a list or an object among the values
+            return freeze_attributes_json(value, keys)
+        if hit is not None:
+            frozen, kinds = hit
+            if kinds is None or kinds == tuple(map(type, value.values())):
+                return frozen
+            return freeze_attributes_json(value, keys)  # True where the one kept has 1
+        frozen = freeze_attributes_json(value, keys)
+        kinds = tuple(map(type, value.values()))
+        if _EXACT_TYPES.issuperset(kinds):
+            if len(made) >= 10_000:
+                made.clear()
+            made[key] = (frozen, None if all(kind is str for kind in kinds) else kinds)
+        return frozen
+    return freeze_attributes_json(value, keys)
 
 
 def status_of(code: str, description: Any) -> Status:
@@ -215,6 +257,13 @@ def status_of(code: str, description: Any) -> Status:
 def event(name: Any, timestamp_ns: int | None, attributes: Mapping[str, Any]) -> SpanEvent:
     if name.__class__ is not str:
         raise TypeError(f"event name must be a string, got {type(name).__name__}")
+    if _FAST_EVENT:  # SpanEvent(name, timestamp_ns, attributes), filled in as a blank (see _Blank)
+        ev: Any = _BlankEvent()
+        ev.name = name
+        ev.timestamp_ns = timestamp_ns
+        ev.attributes = attributes
+        ev.__class__ = SpanEvent
+        return ev  # type: ignore[no-any-return]
     return SpanEvent(name, timestamp_ns, attributes)
 
 
@@ -249,17 +298,25 @@ class _Blank:
     __slots__ = _FIELDS
 
 
-def _can_retype() -> bool:
-    if tuple(f.name for f in fields(Span)) != _FIELDS or getattr(Span, "__slots__", None) != _FIELDS:
+_EVENT_FIELDS = ("name", "timestamp_ns", "attributes")
+
+
+class _BlankEvent:
+    __slots__ = _EVENT_FIELDS
+
+
+def _can_retype(cls: type, blank: type, names: tuple[str, ...]) -> bool:
+    if tuple(f.name for f in fields(cls)) != names or getattr(cls, "__slots__", None) != names:
         return False
     try:
-        _Blank().__class__ = Span  # type: ignore[assignment]
+        blank().__class__ = cls
     except TypeError:  # pragma: no cover - another layout
         return False
     return True
 
 
-_FAST = _can_retype()
+_FAST = _can_retype(Span, _Blank, _FIELDS)
+_FAST_EVENT = _can_retype(SpanEvent, _BlankEvent, _EVENT_FIELDS)
 
 
 def make_span(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 from .._errors import TraceLoadError
@@ -61,35 +61,46 @@ def canonical_format(name: str | None) -> str | None:
     return key
 
 
+#: ``(name, is_record)`` of each format, in the order of ``FORMATS``
+_TESTS = tuple((name, _MODULES[name].is_record) for name in FORMATS)
+
+
 def classify(value: Any) -> str | None:
     """The format whose record ``value`` is, or None."""
-    for name in FORMATS:
-        if _MODULES[name].is_record(value):
+    for name, is_record in _TESTS:
+        if is_record(value):
             return name
     return None
 
 
-def _records(unit: Unit, forced: str | None) -> Iterator[tuple[str | None, str, Any, str | None]]:
-    """``(key, where, record, format)``: the unit itself, or the records of an envelope it is."""
+Record = tuple[str | None, str, Any, str | None]
+
+
+def _records(unit: Unit, forced: str | None) -> list[Record]:
+    """``(key, where, record, format)``: the unit itself, or the records of an envelope it is (a list,
+    not a generator: one record a unit is the common case; ``is_record`` and ``classify`` read and
+    never raise, so classifying an envelope's records before converting them changes nothing)."""
     key, where, value = unit
     if key in otlp.RESOURCE_SPANS_KEYS:
-        yield key, where, value, otlp.NAME
-        return
+        return [(key, where, value, otlp.NAME)]
     if forced is not None and _MODULES[forced].is_record(value):
-        yield key, where, value, forced
-        return
+        return [(key, where, value, forced)]
     fmt = classify(value)
     if fmt is not None or value.__class__ is not dict:
-        yield key, where, value, fmt
-        return
+        return [(key, where, value, fmt)]
     for env_key in _ENVELOPE_KEYS:
         items = value.get(env_key)
         if items.__class__ is list:
-            for i, item in enumerate(items):
-                fmt = forced if forced is not None and _MODULES[forced].is_record(item) else classify(item)
-                yield env_key, f"{where}: {env_key}[{i}]", item, fmt
-            return
-    yield key, where, value, None
+            return [
+                (
+                    env_key,
+                    f"{where}: {env_key}[{i}]",
+                    item,
+                    forced if forced is not None and _MODULES[forced].is_record(item) else classify(item),
+                )
+                for i, item in enumerate(items)
+            ]
+    return [(key, where, value, None)]
 
 
 def convert_text(buffer: Buffer, ctx: Context, forced: str | None) -> str | None:

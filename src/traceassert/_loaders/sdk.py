@@ -18,12 +18,11 @@ from .common import (
     Context,
     event,
     freeze_attributes_json,
+    freeze_shared,
     hex_id,
     iso_to_ns,
     link,
     make_span,
-    named_id,
-    parent_id,
     status_of,
     whole_span_record,
 )
@@ -60,6 +59,14 @@ def is_record(value: Any) -> bool:
 
 def kind_of(value: Any) -> str:
     """``"SpanKind.CLIENT"``, ``"CLIENT"``, ``"client"``, ``"2"`` (the SDK enum) or None (internal)."""
+    if value.__class__ is str:
+        known = _KNOWN_KINDS.get(value)
+        if known is not None:
+            return known
+    return _kind_of(value)
+
+
+def _kind_of(value: Any) -> str:
     if value is None:
         return "INTERNAL"
     if value.__class__ is int:
@@ -75,8 +82,23 @@ def kind_of(value: Any) -> str:
         raise ValueError(f"unknown span kind {value!r}") from None
 
 
+#: the kinds as the SDK writes them (``"SpanKind.CLIENT"``), read once by the general path
+_KNOWN_KINDS = {f"SpanKind.{k}": _kind_of(f"SpanKind.{k}") for k in _KINDS}
+
+
 def status_from_json(value: Any) -> Status:
     """``{"status_code": "OK", "description": ...}``, ``{"code": "ok", "message": ...}`` or ``"OK"``."""
+    if value.__class__ is dict and len(value) == 1:
+        # {"status_code": "OK"}: the SDK's status without a description, read once (_KNOWN_STATUS)
+        code = value.get("status_code")
+        if code.__class__ is str:
+            known = _KNOWN_STATUS.get(code)
+            if known is not None:
+                return known
+    return _status_from_json(value)
+
+
+def _status_from_json(value: Any) -> Status:
     if not value:
         return status_of("UNSET", None)
     code: Any
@@ -108,20 +130,34 @@ def status_from_json(value: Any) -> Status:
     return status_of(name, description)
 
 
-def resource_from_json(value: Any, keys: dict[str, str]) -> Mapping[str, Any]:
-    """A ``resource`` object of ``to_json()`` form: its ``attributes``."""
+_KNOWN_STATUS = {
+    code: _status_from_json({"status_code": code})
+    for name in ("UNSET", "OK", "ERROR")
+    for code in (name, f"StatusCode.{name}")
+}
+
+
+def resource_from_json(
+    value: Any, keys: dict[str, str], made: dict[Any, tuple[Mapping[str, Any], Any]] | None = None
+) -> Mapping[str, Any]:
+    """A ``resource`` object of ``to_json()`` form: its ``attributes`` (with ``made``, the file's
+    context's ``resources``: one mapping for equal ones, ``freeze_shared``)."""
     if not value:
         return EMPTY_MAPPING
     if value.__class__ is not dict:
         raise TypeError("resource must be an object")
     attrs = value.get("attributes")
-    return freeze_attributes_json(attrs, keys) if attrs else EMPTY_MAPPING
+    if not attrs:
+        return EMPTY_MAPPING
+    return freeze_attributes_json(attrs, keys) if made is None else freeze_shared(attrs, keys, made)
 
 
 def scope_from_json(
     value: dict[str, Any], scope_keys: tuple[str, ...] = _SCOPE_KEYS
 ) -> tuple[str | None, str | None]:
     """The instrumentation scope's name and version, from the first of ``scope_keys`` the span has."""
+    if value.keys().isdisjoint(scope_keys):  # the SDK writes none (the loop below would find none)
+        return None, None
     for key in scope_keys:
         scope = value.get(key)
         if scope:
@@ -174,14 +210,15 @@ def convert(key: str | None, where: str, value: Any, ctx: Context) -> None:
     if not whole_span_record(value, ctx):
         return
     keys = ctx.keys
+    ids = ctx.made_ids  # named_id and parent_id, each id made once
     context = value["context"]
     scope_name, scope_version = scope_from_json(value)
     start = iso_to_ns(value.get("start_time"))
     ctx.add(
         make_span(
-            named_id(context["trace_id"], 16, ctx),
-            named_id(context["span_id"], 8, ctx),
-            parent_id(value.get("parent_id"), ctx),
+            ids.trace(context["trace_id"]),
+            ids.span(context["span_id"]),
+            ids.parent(value.get("parent_id")),
             value["name"],
             kind_of(value.get("kind")),
             start if start is not None else 0,
@@ -189,7 +226,7 @@ def convert(key: str | None, where: str, value: Any, ctx: Context) -> None:
             status_from_json(value.get("status")),
             freeze_attributes_json(value.get("attributes"), keys),
             events_from_json(value.get("events"), keys),
-            resource_from_json(value.get("resource"), keys),
+            resource_from_json(value.get("resource"), keys, ctx.resources),
             scope_name,
             scope_version,
             links_from_json(value.get("links"), keys),

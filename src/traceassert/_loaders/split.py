@@ -111,7 +111,7 @@ def _fast_units(data: bytes, ctx: Context) -> Iterator[Unit] | None:
             items = decode(data, type=list[_msgspec.Raw])
         except (_msgspec.MsgspecError, UnicodeDecodeError, RecursionError):
             return None
-        return (Unit("", f"[{i}]", decode_raw(raw, f"[{i}]", ctx)) for i, raw in enumerate(items))
+        return _array_units(items, ctx)
     except (_msgspec.MsgspecError, UnicodeDecodeError, RecursionError):
         return None
     streams: list[tuple[str, list[Any]]] = []
@@ -132,6 +132,12 @@ def _fast_units(data: bytes, ctx: Context) -> Iterator[Unit] | None:
         for key, items in streams
         for i, raw in enumerate(items)
     )
+
+
+def _array_units(items: list[Any], ctx: Context) -> Iterator[Unit]:
+    for i, raw in enumerate(items):
+        where = f"[{i}]"
+        yield Unit("", where, decode_raw(raw, where, ctx))
 
 
 def _decode_element(key: str, raw: Any, where: str, ctx: Context) -> Any:
