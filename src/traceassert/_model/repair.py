@@ -70,6 +70,7 @@ def break_cycles(
     a walk up from every span of ``spans`` in turn; each cycle is named once in ``notes``, from where
     the first walk that reaches it enters it."""
     state: dict[int, int] = {}  # 1 = on the current path, 2 = done
+    cycles = 0
     for span in spans:
         if id(span) in state:
             continue
@@ -83,10 +84,30 @@ def break_cycles(
             cycle = path[path.index(node) :]
             first = min(cycle, key=lambda s: pos[id(s)])
             del parent[id(first)]
-            names = " -> ".join(repr(s.name) for s in cycle)
-            notes.append(f"cycle in parent ids ({names}) broken: {first.name!r} made a root")
+            cycles += 1
+            if cycles <= NAMED_CYCLES:
+                notes.append(
+                    f"cycle in parent ids ({_cycle_names(cycle)}) broken: {first.name!r} made a root"
+                )
         for s in path:
             state[id(s)] = 2
+    if cycles > NAMED_CYCLES:
+        notes.append(f"... {cycles} cycles in parent ids broken in all")
+
+
+#: the cycles named one by one in a tree's warnings, and the spans named of each (a hostile file may
+#: hold thousands of cycles, or one through thousands of spans: the rest is counted)
+NAMED_CYCLES = 5
+NAMED_CYCLE_SPANS = 10
+
+
+def _cycle_names(cycle: list[Span]) -> str:
+    """``'a' -> 'b' -> 'a'`` style: the names along the cycle, the first `NAMED_CYCLE_SPANS` of a longer
+    one and how many spans it has."""
+    names = " -> ".join(repr(s.name) for s in cycle[:NAMED_CYCLE_SPANS])
+    if len(cycle) > NAMED_CYCLE_SPANS:
+        names += f" -> ... ({len(cycle)} spans in the cycle)"
+    return names
 
 
 def children_of(
