@@ -234,7 +234,7 @@ def _notes(trace: Trace, redact: bool) -> list[str]:
         names = ", ".join(sorted({repr(_shown(s.name, redact)) for s in unknown})[:10])
         notes.append(f"not recognised by any dialect: {len(unknown)} span(s): {names}")
 
-    notes.extend(f"warning: {note}" for note in trace.warnings[:10])
+    notes.extend(f"warning: {_shown(note, redact)}" for note in trace.warnings[:10])
     return notes
 
 
