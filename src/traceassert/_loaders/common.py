@@ -150,7 +150,9 @@ class Context:
         elif isinstance(exc, RecursionError):
             text = "value nested too deeply"
         else:  # a converter's message may quote the value it could not read: redacted as any value shown
-            text = _shown(str(exc)) or type(exc).__name__
+            from .._common.redact import shown  # the error path only: not at import
+
+            text = str(shown(str(exc))) or type(exc).__name__
         return self.error(f"invalid record: {text}", where)
 
     def add(self, span: Span) -> None:
@@ -243,13 +245,6 @@ def freeze_shared(
             made[key] = (frozen, None if all(kind is str for kind in kinds) else kinds)
         return frozen
     return freeze_attributes_json(value, keys)
-
-
-def _shown(text: str) -> str:
-    """``text`` with what looks like a secret redacted, unless redaction is off (``_common.redact``)."""
-    from .._common.redact import redact_value, redacting  # the error path only: not at import
-
-    return str(redact_value(text)) if redacting() else text
 
 
 def status_of(code: str, description: Any) -> Status:
